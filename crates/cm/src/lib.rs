@@ -1,0 +1,1 @@
+//! Count-based context models and mixing.

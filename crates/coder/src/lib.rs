@@ -1,0 +1,1 @@
+//! Range coder and probability quantizer.

@@ -1,0 +1,1 @@
+//! Neural backbones behind one trait.

@@ -1,0 +1,1 @@
+//! Neural-network layers built on `sep-kernels`: forward, backward, Adam, seeded init.
