@@ -1,0 +1,144 @@
+//! The one function that turns 256 `f32` probabilities into integer
+//! frequencies.
+//!
+//! Encoder and decoder call [`quantize`] on bit-identical `f32` inputs, and
+//! after its first step (an exact scaling by a power of two and a truncation)
+//! it works only on integers, so its output is identical everywhere.
+//!
+//! Guarantees: every symbol gets a frequency of at least 1, and the
+//! frequencies sum to exactly [`FREQ_TOTAL`] = `2^24`, whatever the input
+//! (NaN, infinities, negatives, all zeros, or a sum far from 1).
+
+/// Table totals are `2^FREQ_BITS`.
+pub const FREQ_BITS: u32 = 24;
+/// The exact sum of every [`FreqTable`]'s frequencies.
+pub const FREQ_TOTAL: u32 = 1 << FREQ_BITS;
+
+/// A 256-symbol frequency table, kept as cumulative frequencies.
+///
+/// `cum[s]` is the sum of the frequencies of symbols `0..s`; `cum[256]` is
+/// [`FREQ_TOTAL`].
+#[derive(Clone, PartialEq, Eq)]
+pub struct FreqTable {
+    cum: [u32; 257],
+}
+
+impl Default for FreqTable {
+    /// The uniform table.
+    fn default() -> Self {
+        let mut cum = [0u32; 257];
+        for (s, c) in cum.iter_mut().enumerate() {
+            *c = (s as u32) << (FREQ_BITS - 8);
+        }
+        FreqTable { cum }
+    }
+}
+
+impl std::fmt::Debug for FreqTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries((0..256).map(|s| self.freq(s)))
+            .finish()
+    }
+}
+
+impl FreqTable {
+    /// Builds a table from frequencies that are all at least 1 and sum to
+    /// [`FREQ_TOTAL`]; returns `None` otherwise.
+    pub fn from_freqs(freqs: &[u32; 256]) -> Option<Self> {
+        let mut cum = [0u32; 257];
+        let mut total = 0u64;
+        for (s, &f) in freqs.iter().enumerate() {
+            if f == 0 {
+                return None;
+            }
+            cum[s] = total as u32;
+            total += u64::from(f);
+            if total > u64::from(FREQ_TOTAL) {
+                return None;
+            }
+        }
+        cum[256] = total as u32;
+        (total == u64::from(FREQ_TOTAL)).then_some(FreqTable { cum })
+    }
+
+    /// Frequency of symbol `s`.
+    #[inline]
+    pub fn freq(&self, s: u32) -> u32 {
+        self.cum[s as usize + 1] - self.cum[s as usize]
+    }
+
+    /// `(cumulative frequency, frequency)` of symbol `s`.
+    #[inline]
+    pub fn interval(&self, s: u32) -> (u32, u32) {
+        let s = s as usize;
+        (self.cum[s], self.cum[s + 1] - self.cum[s])
+    }
+
+    /// The symbol whose interval holds `target` (`target < FREQ_TOTAL`).
+    #[inline]
+    pub fn find(&self, target: u32) -> u32 {
+        // Branch-free binary search for the last s with cum[s] <= target;
+        // cum[0] = 0 <= target always.
+        let mut s = 0usize;
+        let mut step = 128;
+        while step > 0 {
+            if self.cum[s + step] <= target {
+                s += step;
+            }
+            step >>= 1;
+        }
+        s as u32
+    }
+}
+
+/// Turns 256 probabilities into a frequency table (see the module docs).
+///
+/// Steps, each exact:
+/// 1. `w[s] = trunc(clamp(p[s], 0, 1) * 2^24)`; NaN and negatives give 0.
+/// 2. `W = sum w`. If `W = 0`, the table is uniform.
+/// 3. `f[s] = 1 + floor(w[s] * inv / 2^32)` with
+///    `inv = floor((2^24 - 256) * 2^32 / W)`, so `sum f <= 2^24`.
+/// 4. The shortfall `2^24 - sum f` goes to the symbol with the largest `f`
+///    (the lowest index among equals).
+pub fn quantize(probs: &[f32; 256], table: &mut FreqTable) {
+    let mut w = [0u32; 256];
+    let mut total = 0u64;
+    for (ws, &p) in w.iter_mut().zip(probs) {
+        // `p > 0.0` is false for NaN; the product is exact (power of two)
+        // and at most 2^24, so the cast truncates without saturating.
+        let x = if p > 0.0 {
+            p.min(1.0) * FREQ_TOTAL as f32
+        } else {
+            0.0
+        };
+        *ws = x as u32;
+        total += u64::from(*ws);
+    }
+    if total == 0 {
+        *table = FreqTable::default();
+        return;
+    }
+    let spare = u64::from(FREQ_TOTAL) - 256;
+    let inv = u128::from((spare << 32) / total);
+    let mut sum = 0u32;
+    let mut best = 0usize;
+    let mut best_f = 0u32;
+    let mut freqs = [0u32; 256];
+    for (s, (f, &ws)) in freqs.iter_mut().zip(&w).enumerate() {
+        *f = 1 + ((u128::from(ws) * inv) >> 32) as u32;
+        sum += *f;
+        if *f > best_f {
+            best_f = *f;
+            best = s;
+        }
+    }
+    freqs[best] += FREQ_TOTAL - sum;
+    let mut acc = 0u32;
+    for (c, f) in table.cum.iter_mut().zip(&freqs) {
+        *c = acc;
+        acc += f;
+    }
+    table.cum[256] = acc;
+    debug_assert_eq!(acc, FREQ_TOTAL);
+}
