@@ -1,1 +1,90 @@
 //! Neural-network layers built on `sep-kernels`: forward, backward, Adam, seeded init.
+//!
+//! Everything here is bit-reproducible: the same seed and the same inputs give the same
+//! `f32` bits on every CPU, SIMD level and thread count, because all arithmetic is either
+//! a `sep-kernels` call (whose operation order is its contract) or a fixed-order loop of
+//! IEEE `+ - * / sqrt` and `mul_add`; no libm, no reordered sums.
+//!
+//! Start with [`Rng`], [`Linear`] and [`Adam`]. Conventions shared by every layer:
+//!
+//! * tensors are flat row-major `f32` slices; shapes are in each layer's docs;
+//! * a layer allocates its parameters ([`Param`]: value, gradient, Adam moments) and its
+//!   activation buffers once, for a maximum number of rows given at construction, and
+//!   never allocates in `forward`/`backward`;
+//! * the number of rows is the input length divided by the layer's width;
+//! * `forward(&mut self, x) -> &[f32]` stores what backward needs;
+//!   `backward(&mut self, dy) -> &[f32]` adds the parameter gradients into
+//!   `Param::grad` and returns the input gradient;
+//! * a model implements [`Module`] by visiting its layers' parameters in a fixed order.
+//!
+//! ```ignore
+//! use sep_nn::{Adam, AdamConfig, CrossEntropy, Gelu, Linear, Module, Param, Rng};
+//!
+//! struct Mlp { l1: Linear, act: Gelu, l2: Linear, ce: CrossEntropy }
+//! impl Module for Mlp {
+//!     fn visit_params(&mut self, f: &mut dyn FnMut(&mut Param)) {
+//!         self.l1.visit_params(f);
+//!         self.l2.visit_params(f);
+//!     }
+//! }
+//! let (batch, d_in, hidden, classes) = (4, 8, 16, 5);
+//! let mut rng = Rng::new(1);
+//! let mut m = Mlp {
+//!     l1: Linear::new(d_in, hidden, true, batch, &mut rng),
+//!     act: Gelu::new(batch * hidden),
+//!     l2: Linear::new(hidden, classes, true, batch, &mut rng),
+//!     ce: CrossEntropy::new(classes, batch),
+//! };
+//! let mut adam = Adam::new(AdamConfig::default());
+//! let x: Vec<f32> = (0..batch * d_in).map(|_| rng.next_f32()).collect();
+//! let targets = [0usize, 1, 2, 3];
+//! for _ in 0..3 {
+//!     // forward
+//!     let h = m.l1.forward(&x);
+//!     let h = m.act.forward(h);
+//!     let logits = m.l2.forward(h);
+//!     let loss = m.ce.forward(logits, &targets);
+//!     assert!(loss.is_finite());
+//!     let _probabilities = m.ce.probs(); // what the coder uses
+//!     // backward
+//!     let d = m.ce.backward();
+//!     let d = m.l2.backward(d);
+//!     let d = m.act.backward(d);
+//!     m.l1.backward(d);
+//!     adam.step(&mut m);
+//! }
+//! ```
+
+mod adam;
+mod batchnorm;
+mod embedding;
+mod ensemble;
+pub mod init;
+mod linear;
+mod linear_attention;
+pub mod ops;
+mod param;
+mod rng;
+
+pub use adam::{Adam, AdamConfig};
+pub use batchnorm::BatchNorm;
+pub use embedding::Embedding;
+pub use ensemble::BatchEnsembleLinear;
+pub use linear::{Linear, LinearActs};
+pub use linear_attention::CausalLinearAttention;
+pub use param::{Module, Param, num_params, zero_grads};
+pub use rng::{Rng, ln as ln_f64, splitmix64};
+
+/// Rows in a buffer of `len` elements of `width` columns, checked against `max_rows`.
+pub(crate) fn rows_of(len: usize, width: usize, max_rows: usize, what: &str) -> usize {
+    assert!(
+        len % width == 0,
+        "{what}: length {len} is not a multiple of the row width {width}"
+    );
+    let rows = len / width;
+    assert!(
+        rows <= max_rows,
+        "{what}: {rows} rows exceed the {max_rows} allocated"
+    );
+    rows
+}
