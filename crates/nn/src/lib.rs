@@ -17,7 +17,7 @@
 //!   `Param::grad` and returns the input gradient;
 //! * a model implements [`Module`] by visiting its layers' parameters in a fixed order.
 //!
-//! ```ignore
+//! ```
 //! use sep_nn::{Adam, AdamConfig, CrossEntropy, Gelu, Linear, Module, Param, Rng};
 //!
 //! struct Mlp { l1: Linear, act: Gelu, l2: Linear, ce: CrossEntropy }
@@ -55,23 +55,32 @@
 //! }
 //! ```
 
+mod activation;
 mod adam;
+mod attention;
 mod batchnorm;
 mod embedding;
 mod ensemble;
 pub mod init;
+mod layernorm;
 mod linear;
 mod linear_attention;
+mod loss;
 pub mod ops;
 mod param;
+mod prim;
 mod rng;
 
+pub use activation::{Gelu, Sigmoid};
 pub use adam::{Adam, AdamConfig};
+pub use attention::SoftmaxAttention;
 pub use batchnorm::BatchNorm;
 pub use embedding::Embedding;
 pub use ensemble::BatchEnsembleLinear;
+pub use layernorm::{LayerNorm, LayerNormActs};
 pub use linear::{Linear, LinearActs};
 pub use linear_attention::CausalLinearAttention;
+pub use loss::CrossEntropy;
 pub use param::{Module, Param, num_params, zero_grads};
 pub use rng::{Rng, ln as ln_f64, splitmix64};
 

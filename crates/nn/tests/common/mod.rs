@@ -17,11 +17,11 @@ pub struct Tol {
     pub rtol: f64,
 }
 
-/// The default: `h = 1e-2`, `atol = 5e-4`, `rtol = 1e-2`.
+/// The default: `h = 1e-2`, `atol = 1e-4`, `rtol = 2e-3`.
 pub const TOL: Tol = Tol {
     h: 1e-2,
-    atol: 5e-4,
-    rtol: 1e-2,
+    atol: 1e-4,
+    rtol: 2e-3,
 };
 
 /// Worst-case figures of one check, printed for the record.
