@@ -1,1 +1,38 @@
-//! Count-based context models and mixing.
+//! Count-based context models for sep, in integer arithmetic only.
+//!
+//! These models predict one bit at a time (a byte is eight binary decisions,
+//! most significant bit first) and learn in a single pass, so they are fast
+//! and useful from the first kilobyte. Because every operation is on
+//! integers and tables fixed by the format, the encoder and the decoder
+//! compute identical probabilities on every machine.
+//!
+//! Start with [`Order2`], the fast model selected by `--model order2`. The
+//! building blocks it is made of ([`AdaptiveProbs`], [`Mixer`], [`Apm`],
+//! [`squash`]/[`stretch`]) are public so that richer models can reuse them.
+//!
+//! ```
+//! use sep_cm::{Order2, Order2Params};
+//! use sep_coder::{Decoder, Encoder};
+//!
+//! let text = b"abracadabra abracadabra abracadabra".to_vec();
+//! let mut enc = Encoder::new();
+//! let mut model = Order2::new(&Order2Params::default());
+//! let mut data = text.clone();
+//! model.code(&mut enc, &mut data);
+//! let bytes = enc.finish();
+//! assert!(bytes.len() < text.len());
+//!
+//! let mut out = vec![0u8; text.len()];
+//! let mut model = Order2::new(&Order2Params::default());
+//! model.code(&mut Decoder::new(&bytes), &mut out);
+//! assert_eq!(out, text);
+//! ```
+
+mod logistic;
+mod logistic_tables;
+mod order2;
+mod prim;
+
+pub use logistic::{squash, stretch};
+pub use order2::{Order2, Order2Params};
+pub use prim::{AdaptiveProbs, Apm, Mixer};

@@ -101,12 +101,11 @@ impl Encoder {
     pub fn encode_bit(&mut self, bit: u32, p1: u32) {
         debug_assert!((1..1 << BIT_PROB_BITS).contains(&p1));
         let split = (self.range >> BIT_PROB_BITS) * u64::from((1 << BIT_PROB_BITS) - p1);
-        if bit == 0 {
-            self.range = split;
-        } else {
-            self.low += split;
-            self.range -= split;
-        }
+        // Branch-free: the bit is unpredictable to the CPU, and a mispredicted
+        // branch here costs more than the whole update.
+        let take = 0u64.wrapping_sub(u64::from(bit & 1)); // all ones for a 1
+        self.low += split & take;
+        self.range = (split & !take) | ((self.range - split) & take);
         self.normalize();
     }
 
@@ -245,16 +244,12 @@ impl<'a> Decoder<'a> {
     pub fn decode_bit(&mut self, p1: u32) -> u32 {
         debug_assert!((1..1 << BIT_PROB_BITS).contains(&p1));
         let split = (self.range >> BIT_PROB_BITS) * u64::from((1 << BIT_PROB_BITS) - p1);
-        let bit = if self.code < split {
-            self.range = split;
-            0
-        } else {
-            self.code -= split;
-            self.range -= split;
-            1
-        };
+        let bit = u64::from(self.code >= split);
+        let take = 0u64.wrapping_sub(bit);
+        self.code -= split & take;
+        self.range = (split & !take) | ((self.range - split) & take);
         self.normalize();
-        bit
+        bit as u32
     }
 
     #[inline]
