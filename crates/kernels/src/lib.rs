@@ -2,16 +2,26 @@
 //!
 //! Every function here returns the same bits on every x86-64 or aarch64 CPU, for
 //! every thread count and every SIMD level, because the order of floating-point
-//! operations is part of each function's contract (see `doc/DETERMINISM.md`):
+//! operations is part of each function's contract (see `DETERMINISM-KERNELS.md` in this
+//! crate, merged into `doc/DETERMINISM.md`):
 //!
 //! * a matrix product computes each output element as one chain
 //!   `acc = fma(a[i,p], b[p,j], acc)` for `p = 0..k` in order, starting from `0.0`
 //!   (or from the old `c[i,j]` when accumulating); SIMD lanes and threads split
 //!   output elements, never a sum;
+//! * a reduction along a row uses 16 partial accumulators (element `i` into
+//!   accumulator `i % 16`) and a fixed pairwise tree, whatever the vector width
+//!   ([`sum_rows`], [`softmax_rows`], [`layernorm_rows`]); a reduction down columns is
+//!   one chain per column in row order ([`sum_cols`]);
 //! * elementwise code uses only IEEE `+ - * / sqrt` and `mul_add`; transcendental
-//!   functions are this crate's own polynomials, never libm.
+//!   functions ([`exp`], [`ln`], [`erf`], [`tanh`], [`sigmoid`], [`gelu`], ...) are this
+//!   crate's own polynomials, never libm, and each is written once, generically, for
+//!   the scalar and every vector path.
 //!
-//! Start with [`matmul`], [`matmul_tn`] and [`matmul_nt`].
+//! Start with [`matmul`], [`matmul_tn`] and [`matmul_nt`]. The instruction set is
+//! detected at run time ([`active_isa`], overridable with `SEP_KERNELS_ISA` or
+//! [`force_isa`]); large calls are split over a persistent thread pool
+//! ([`set_num_threads`]). Neither choice changes a result.
 //!
 //! ```
 //! // C (2x2) = A (2x3) * B (3x2)
@@ -20,8 +30,70 @@
 //! let mut c = [0.0f32; 4];
 //! sep_kernels::matmul(&a, &b, &mut c, 2, 3, 2, false);
 //! assert_eq!(c, [4.0, 5.0, 10.0, 11.0]);
+//!
+//! let mut p = [1.0f32, 2.0, 3.0];
+//! sep_kernels::softmax_rows_inplace(&mut p, 1, 3);
+//! assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-6);
 //! ```
 
+mod elementwise;
+mod isa;
+mod math;
 mod matmul;
+mod pool;
+mod reduce;
+mod rows;
+mod simd;
 
+#[cfg(test)]
+mod tests;
+
+pub use elementwise::{
+    erf, erf_inplace, erf_slice, erfc, erfc_inplace, erfc_slice, exp, exp_inplace, exp_slice, gelu,
+    gelu_backward, gelu_grad, gelu_grad_inplace, gelu_grad_slice, gelu_inplace, gelu_slice, ln,
+    ln_inplace, ln_slice, sigmoid, sigmoid_inplace, sigmoid_slice, tanh, tanh_inplace, tanh_slice,
+};
+pub use isa::{Isa, UnsupportedIsa, active_isa, detected_isa, force_isa};
 pub use matmul::{matmul, matmul_nt, matmul_tn};
+pub use pool::{num_threads, set_num_threads};
+pub use rows::{
+    layernorm_rows, layernorm_rows_backward, log_softmax_rows, log_softmax_rows_inplace,
+    softmax_rows, softmax_rows_inplace, sum_cols, sum_rows,
+};
+
+/// Where a kernel runs: the instruction set and the thread budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Exec {
+    pub(crate) isa: Isa,
+    pub(crate) threads: usize,
+}
+
+impl Exec {
+    /// The process-wide settings.
+    pub(crate) fn current() -> Exec {
+        Exec {
+            isa: active_isa(),
+            threads: num_threads(),
+        }
+    }
+}
+
+/// A raw pointer that may cross to pool threads. Each use documents why the threads
+/// touch disjoint elements.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SendPtr(pub(crate) *mut f32);
+
+impl SendPtr {
+    /// The pointer. (Closures must call this rather than read `.0`, so that they
+    /// capture the whole `SendPtr`, which is `Sync`, and not the bare pointer.)
+    #[inline(always)]
+    pub(crate) fn get(self) -> *mut f32 {
+        self.0
+    }
+}
+
+// SAFETY: kernels only share a `SendPtr` between parts that access disjoint elements
+// (or only read), and `run_parts` joins all parts before the borrow it came from ends.
+unsafe impl Send for SendPtr {}
+// SAFETY: as above.
+unsafe impl Sync for SendPtr {}
