@@ -3,13 +3,13 @@
 //! Start with [`LayerNorm::new`]. Input `x = [rows x dim]`, output `[rows x dim]`; with
 //! `affine`, `weight` (γ, ones) and `bias` (β, zeros) are `[dim]`. `eps = 1e-5`.
 //!
-//! Per row: `xhat = (x - mean) / sqrt(var + eps)` with the biased variance, computed by
-//! the kernels' row normalisation (its doc states the reduction order); then
-//! `y = xhat.mul_add(gamma, beta)` with affine, `y = xhat` without.
-//!
-//! Backward: `g = dy * gamma` (or `dy`), `dx = ((g - mean(g)) - xhat * mean(g * xhat)) * rstd`
-//! per row; `dgamma[j] += dy[r,j] * xhat[r,j]` (a `mul_add` chain over rows in order, from
-//! the old gradient), `dbeta[j] += dy[r,j]` in row order.
+//! Arithmetic: [`sep_kernels::layernorm_rows`] per row (mean and biased variance by the
+//! kernels' 16-lane reductions, `rstd = 1 / sqrt(var + eps)`,
+//! `y = fma((x - mean) * rstd, gamma, beta)`); without affine the same call with
+//! `gamma = 1`, `beta = 0`, so `y = xhat`. Backward:
+//! [`sep_kernels::layernorm_rows_backward`] (`g = dy * gamma`,
+//! `dx = fma(-xhat, mean(g * xhat), g - mean(g)) * rstd`; `dgamma[j] += dy * xhat` and
+//! `dbeta[j] += dy` as one chain per column over the rows in order).
 //!
 //! The same weights can serve twice in a step through [`LayerNorm::new_acts`],
 //! [`LayerNorm::forward_with`] and [`LayerNorm::backward_with`], as for [`crate::Linear`].
@@ -22,7 +22,6 @@
 //! ```
 
 use crate::param::{Module, Param};
-use crate::prim;
 
 /// Layer normalisation with optional affine parameters and its activation buffers.
 #[derive(Clone, Debug)]
@@ -33,6 +32,10 @@ pub struct LayerNorm {
     pub weight: Option<Param>,
     /// β, `[dim]`, zeros; `None` without affine.
     pub bias: Option<Param>,
+    /// Ones and zeros standing in for γ and β without affine, and scratch for the
+    /// parameter gradients the kernel always computes.
+    unit: Vec<f32>,
+    zero: Vec<f32>,
     acts: LayerNormActs,
 }
 
@@ -40,15 +43,22 @@ pub struct LayerNorm {
 #[derive(Clone, Debug)]
 pub struct LayerNormActs {
     dim: usize,
-    xhat: Vec<f32>,
+    x: Vec<f32>,
+    mean: Vec<f32>,
     rstd: Vec<f32>,
     y: Vec<f32>,
-    g: Vec<f32>,
     dx: Vec<f32>,
+    scratch_dg: Vec<f32>,
+    scratch_db: Vec<f32>,
     rows: usize,
 }
 
 impl LayerNormActs {
+    /// The output of the last forward pass, `[rows x dim]`.
+    pub fn output(&self) -> &[f32] {
+        &self.y[..self.rows * self.dim]
+    }
+
     /// The input gradient of the last backward pass, `[rows x dim]`.
     pub fn input_grad(&self) -> &[f32] {
         &self.dx[..self.rows * self.dim]
@@ -65,13 +75,17 @@ impl LayerNorm {
             eps: 1e-5,
             weight: affine.then(|| Param::new_with("layernorm.weight", dim, |w| w.fill(1.0))),
             bias: affine.then(|| Param::zeros("layernorm.bias", dim)),
+            unit: if affine { Vec::new() } else { vec![1.0; dim] },
+            zero: if affine { Vec::new() } else { vec![0.0; dim] },
             acts: LayerNormActs {
                 dim,
-                xhat: Vec::new(),
+                x: Vec::new(),
+                mean: Vec::new(),
                 rstd: Vec::new(),
                 y: Vec::new(),
-                g: Vec::new(),
                 dx: Vec::new(),
+                scratch_dg: Vec::new(),
+                scratch_db: Vec::new(),
                 rows: 0,
             },
         };
@@ -93,68 +107,126 @@ impl LayerNorm {
     /// A fresh set of activation buffers for a second use of the same weights.
     pub fn new_acts(&self, max_rows: usize) -> LayerNormActs {
         let n = max_rows * self.dim;
-        let affine = self.weight.is_some();
+        let scratch = if self.weight.is_some() { 0 } else { self.dim };
         LayerNormActs {
             dim: self.dim,
-            xhat: vec![0.0; n],
+            x: vec![0.0; n],
+            mean: vec![0.0; max_rows],
             rstd: vec![0.0; max_rows],
-            y: vec![0.0; if affine { n } else { 0 }],
-            g: vec![0.0; if affine { n } else { 0 }],
+            y: vec![0.0; n],
             dx: vec![0.0; n],
+            scratch_dg: vec![0.0; scratch],
+            scratch_db: vec![0.0; scratch],
             rows: 0,
         }
     }
 
     /// Forward on `x = [rows x dim]`; returns `[rows x dim]`.
     pub fn forward(&mut self, x: &[f32]) -> &[f32] {
-        let LayerNorm {
-            dim,
-            eps,
-            weight,
-            bias,
-            acts,
-        } = self;
-        forward_impl(*dim, *eps, weight.as_ref(), bias.as_ref(), acts, x)
+        let mut acts = std::mem::replace(&mut self.acts, empty_acts());
+        self.forward_with(&mut acts, x);
+        self.acts = acts;
+        self.acts.output()
     }
 
     /// Backward for the last forward: `dy = [rows x dim]`; returns `dx = [rows x dim]`.
     pub fn backward(&mut self, dy: &[f32]) -> &[f32] {
-        let LayerNorm {
-            dim,
-            weight,
-            bias,
-            acts,
-            ..
-        } = self;
-        backward_impl(*dim, weight.as_mut(), bias.as_mut(), acts, dy)
+        let mut acts = std::mem::replace(&mut self.acts, empty_acts());
+        self.backward_with(&mut acts, dy);
+        self.acts = acts;
+        self.acts.input_grad()
     }
 
     /// [`LayerNorm::forward`] with caller-owned activation buffers.
     pub fn forward_with<'a>(&self, acts: &'a mut LayerNormActs, x: &[f32]) -> &'a [f32] {
-        forward_impl(
-            self.dim,
-            self.eps,
-            self.weight.as_ref(),
-            self.bias.as_ref(),
-            acts,
+        let dim = self.dim;
+        assert_eq!(
+            acts.dim, dim,
+            "LayerNorm: activations made for another width"
+        );
+        let rows = crate::rows_of(x.len(), dim, acts.rstd.len(), "LayerNorm::forward");
+        acts.rows = rows;
+        let n = rows * dim;
+        acts.x[..n].copy_from_slice(x);
+        let (gamma, beta) = match (&self.weight, &self.bias) {
+            (Some(w), Some(b)) => (&w.value[..], &b.value[..]),
+            _ => (&self.unit[..], &self.zero[..]),
+        };
+        sep_kernels::layernorm_rows(
             x,
-        )
+            gamma,
+            beta,
+            &mut acts.y[..n],
+            &mut acts.mean[..rows],
+            &mut acts.rstd[..rows],
+            rows,
+            dim,
+            self.eps,
+        );
+        &acts.y[..n]
     }
 
     /// [`LayerNorm::backward`] with the buffers given to the matching
     /// [`LayerNorm::forward_with`].
     pub fn backward_with<'a>(&mut self, acts: &'a mut LayerNormActs, dy: &[f32]) -> &'a [f32] {
-        backward_impl(self.dim, self.weight.as_mut(), self.bias.as_mut(), acts, dy)
+        let (dim, rows) = (self.dim, acts.rows);
+        let n = rows * dim;
+        assert_eq!(
+            dy.len(),
+            n,
+            "LayerNorm::backward: dy must match the last forward"
+        );
+        let LayerNormActs {
+            x,
+            mean,
+            rstd,
+            dx,
+            scratch_dg,
+            scratch_db,
+            ..
+        } = acts;
+        let (gamma, dgamma, dbeta) = match (&mut self.weight, &mut self.bias) {
+            (Some(w), Some(b)) => (&w.value[..], &mut w.grad[..], &mut b.grad[..]),
+            _ => {
+                // Unused sums; reset so they never grow without bound.
+                scratch_dg.fill(0.0);
+                scratch_db.fill(0.0);
+                (&self.unit[..], &mut scratch_dg[..], &mut scratch_db[..])
+            }
+        };
+        sep_kernels::layernorm_rows_backward(
+            dy,
+            &x[..n],
+            gamma,
+            &mean[..rows],
+            &rstd[..rows],
+            &mut dx[..n],
+            dgamma,
+            dbeta,
+            rows,
+            dim,
+            false,
+        );
+        &acts.dx[..n]
     }
 
     /// The output of the last [`LayerNorm::forward`].
     pub fn output(&self) -> &[f32] {
-        let n = self.acts.rows * self.dim;
-        if self.weight.is_some() {
-            &self.acts.y[..n]
-        } else {
-            &self.acts.xhat[..n]
-        }
+        self.acts.output()
+    }
+}
+
+fn empty_acts() -> LayerNormActs {
+    LayerNormActs {
+        dim: 0,
+        x: Vec::new(),
+        mean: Vec::new(),
+        rstd: Vec::new(),
+        y: Vec::new(),
+        dx: Vec::new(),
+        scratch_dg: Vec::new(),
+        scratch_db: Vec::new(),
+        rows: 0,
     }
 }
 
@@ -167,77 +239,4 @@ impl Module for LayerNorm {
             f(b);
         }
     }
-}
-
-fn forward_impl<'a>(
-    dim: usize,
-    eps: f32,
-    weight: Option<&Param>,
-    bias: Option<&Param>,
-    acts: &'a mut LayerNormActs,
-    x: &[f32],
-) -> &'a [f32] {
-    assert_eq!(
-        acts.dim, dim,
-        "LayerNorm: activations made for another width"
-    );
-    let rows = crate::rows_of(x.len(), dim, acts.rstd.len(), "LayerNorm::forward");
-    acts.rows = rows;
-    let n = rows * dim;
-    prim::layernorm_rows(x, &mut acts.xhat[..n], &mut acts.rstd[..rows], dim, eps);
-    match (weight, bias) {
-        (Some(w), Some(b)) => {
-            for (yr, hr) in acts.y[..n]
-                .chunks_exact_mut(dim)
-                .zip(acts.xhat[..n].chunks_exact(dim))
-            {
-                for (((y, &h), &g), &bb) in yr.iter_mut().zip(hr).zip(&w.value).zip(&b.value) {
-                    *y = h.mul_add(g, bb);
-                }
-            }
-            &acts.y[..n]
-        }
-        _ => &acts.xhat[..n],
-    }
-}
-
-fn backward_impl<'a>(
-    dim: usize,
-    weight: Option<&mut Param>,
-    bias: Option<&mut Param>,
-    acts: &'a mut LayerNormActs,
-    dy: &[f32],
-) -> &'a [f32] {
-    let rows = acts.rows;
-    let n = rows * dim;
-    assert_eq!(
-        dy.len(),
-        n,
-        "LayerNorm::backward: dy must match the last forward"
-    );
-    let g: &[f32] = match (weight, bias) {
-        (Some(w), Some(b)) => {
-            for ((dyr, hr), gr) in dy
-                .chunks_exact(dim)
-                .zip(acts.xhat[..n].chunks_exact(dim))
-                .zip(acts.g[..n].chunks_exact_mut(dim))
-            {
-                for j in 0..dim {
-                    w.grad[j] = dyr[j].mul_add(hr[j], w.grad[j]);
-                    b.grad[j] += dyr[j];
-                    gr[j] = dyr[j] * w.value[j];
-                }
-            }
-            &acts.g[..n]
-        }
-        _ => dy,
-    };
-    prim::layernorm_rows_backward(
-        g,
-        &acts.xhat[..n],
-        &acts.rstd[..rows],
-        &mut acts.dx[..n],
-        dim,
-    );
-    &acts.dx[..n]
 }

@@ -72,17 +72,14 @@ pub fn scale_in_place(x: &mut [f32], s: f32) {
 }
 
 /// Adds the column sums of `x = [rows x cols]` into `acc = [cols]`:
-/// `acc[j] = ((acc[j] + x[0,j]) + x[1,j]) + ...`, rows in order (a bias gradient).
+/// `acc[j] = ((acc[j] + x[0,j]) + x[1,j]) + ...`, rows in order (a bias gradient;
+/// [`sep_kernels::sum_cols`] accumulating).
 pub fn accumulate_column_sums(x: &[f32], cols: usize, acc: &mut [f32]) {
     assert!(
         acc.len() == cols && x.len() % cols == 0,
         "ops::accumulate_column_sums: shape mismatch"
     );
-    for row in x.chunks_exact(cols) {
-        for (a, &v) in acc.iter_mut().zip(row) {
-            *a += v;
-        }
-    }
+    sep_kernels::sum_cols(x, acc, x.len() / cols, cols, true);
 }
 
 /// Copies a block of `width` columns from each of `rows` rows:
