@@ -1,0 +1,128 @@
+//! Command-line arguments, in the style of zstd and xz.
+
+use clap::{ArgAction, Parser};
+use std::path::PathBuf;
+
+/// sep: lossless compression with models that learn while they code.
+///
+/// Compresses each FILE to FILE.sep (or decompresses FILE.sep to FILE with
+/// -d). With no FILE, or when FILE is -, reads standard input and writes
+/// standard output.
+#[derive(Debug, Parser)]
+#[command(name = "sep", version, about, max_term_width = 100)]
+pub struct Args {
+    /// Files to process; none or `-` means standard input.
+    pub files: Vec<PathBuf>,
+
+    /// Compress (the default).
+    #[arg(short = 'z', long, conflicts_with_all = ["decompress", "test", "list"])]
+    pub compress: bool,
+
+    /// Decompress.
+    #[arg(short = 'd', long, visible_alias = "uncompress")]
+    pub decompress: bool,
+
+    /// Decompress and verify archives without writing anything.
+    #[arg(short = 't', long, conflicts_with_all = ["list"])]
+    pub test: bool,
+
+    /// Print the header and block summary of archives (also `sep info`).
+    #[arg(short = 'l', long)]
+    pub list: bool,
+
+    /// Write to standard output.
+    #[arg(short = 'c', long = "stdout")]
+    pub stdout: bool,
+
+    /// Write to this file (only with a single input).
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Keep input files (the default).
+    #[arg(short = 'k', long, overrides_with = "rm")]
+    pub keep: bool,
+
+    /// Remove each input file after it was processed successfully.
+    #[arg(long)]
+    pub rm: bool,
+
+    /// Overwrite existing outputs; allow compressed output to a terminal.
+    #[arg(short = 'f', long)]
+    pub force: bool,
+
+    /// Threads: blocks coded at once (0 = one per core). The archive is the
+    /// same for every value.
+    #[arg(short = 'T', long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
+
+    /// Model: store, order2.
+    #[arg(short = 'm', long, value_name = "NAME", default_value = "order2")]
+    pub model: String,
+
+    /// Raw bytes per independent block, e.g. 4M, 16MiB, 65536.
+    #[arg(short = 'B', long, value_name = "SIZE", value_parser = parse_size)]
+    pub block_size: Option<u32>,
+
+    /// Seed of the model's random initialisation (stored in the archive).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+
+    /// Suffix of compressed files.
+    #[arg(short = 'S', long, value_name = "SUFFIX", default_value = ".sep")]
+    pub suffix: String,
+
+    /// More messages (repeat for more).
+    #[arg(short = 'v', long, action = ArgAction::Count)]
+    pub verbose: u8,
+
+    /// Only errors.
+    #[arg(short = 'q', long, conflicts_with = "verbose")]
+    pub quiet: bool,
+
+    /// Never show a progress bar.
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+/// Parses `65536`, `64K`, `4M`, `16MiB`, `1G` (powers of 1024).
+pub fn parse_size(s: &str) -> Result<u32, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("'{s}' is not a size (examples: 65536, 64K, 16M)"))?;
+    let shift = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        _ => return Err(format!("'{s}': unknown unit '{unit}' (use K, M or G)")),
+    };
+    let v = n
+        .checked_shl(shift)
+        .filter(|&v| v >> shift == n)
+        .ok_or_else(|| format!("'{s}' is too large"))?;
+    if v == 0 || v > 1 << 30 {
+        return Err(format!("'{s}' is outside 1..=1G"));
+    }
+    Ok(v as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("65536"), Ok(65536));
+        assert_eq!(parse_size("64K"), Ok(65536));
+        assert_eq!(parse_size("16MiB"), Ok(16 << 20));
+        assert_eq!(parse_size("1g"), Ok(1 << 30));
+        assert!(parse_size("2G").is_err());
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("12Q").is_err());
+        assert!(parse_size("M").is_err());
+        assert!(parse_size("99999999999999999999").is_err());
+    }
+}

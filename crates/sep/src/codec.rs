@@ -1,0 +1,191 @@
+//! Models as the archive names them, and how each one codes a block.
+//!
+//! [`Model`] is what a user chooses; [`ModelConfig`] is the fully resolved
+//! choice that goes into the header (section 4 of doc/FORMAT.md) and is
+//! rebuilt from it by the decoder.
+
+use crate::error::{Error, Result};
+use crate::format::Header;
+use sep_cm::{Order2, Order2Params};
+use sep_coder::{Decoder as RangeDecoder, Encoder as RangeEncoder};
+
+/// The model a user asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Model {
+    /// No model: blocks are stored as they are (`model_id` 0).
+    Store,
+    /// The fast order-2 context-mixing model (`model_id` 1).
+    #[default]
+    Order2,
+}
+
+impl Model {
+    /// Every model, for listings.
+    pub const ALL: [Model; 2] = [Model::Store, Model::Order2];
+
+    /// The name used on the command line and in listings.
+    pub fn name(self) -> &'static str {
+        match self {
+            Model::Store => "store",
+            Model::Order2 => "order2",
+        }
+    }
+
+    /// The model with this command-line name.
+    pub fn from_name(name: &str) -> Option<Model> {
+        Model::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// The block size used when the user gives none.
+    pub(crate) fn default_block_size(self) -> u32 {
+        16 << 20
+    }
+
+    /// Resolves the choice for blocks of `block_size` bytes.
+    pub(crate) fn configure(self, block_size: u32) -> ModelConfig {
+        match self {
+            Model::Store => ModelConfig::Store,
+            Model::Order2 => ModelConfig::Order2(Order2Params::for_block_len(block_size.into())),
+        }
+    }
+}
+
+/// A model with every hyperparameter fixed, as stored in the header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelConfig {
+    /// `model_id` 0.
+    Store,
+    /// `model_id` 1.
+    Order2(Order2Params),
+}
+
+impl ModelConfig {
+    /// `model_id`.
+    pub fn id(&self) -> u16 {
+        match self {
+            ModelConfig::Store => 0,
+            ModelConfig::Order2(_) => 1,
+        }
+    }
+
+    /// The user-facing model.
+    pub fn model(&self) -> Model {
+        match self {
+            ModelConfig::Store => Model::Store,
+            ModelConfig::Order2(_) => Model::Order2,
+        }
+    }
+
+    /// `(streams, context, params)` for the header.
+    pub(crate) fn header_fields(&self) -> (u32, u16, Vec<u8>) {
+        match self {
+            ModelConfig::Store => (1, 0, Vec::new()),
+            ModelConfig::Order2(p) => (1, 2, vec![p.table_bits, 0, 0, 0]),
+        }
+    }
+
+    /// Rebuilds and validates the model of a header.
+    pub fn from_header(h: &Header) -> Result<ModelConfig> {
+        let expect = |field: &'static str, value: u64, want: u64, why: &'static str| {
+            if value == want {
+                Ok(())
+            } else {
+                Err(Error::InvalidField { field, value, why })
+            }
+        };
+        match h.model_id {
+            0 => {
+                expect("streams", h.streams.into(), 1, "must be 1 for model store")?;
+                expect("context", h.context.into(), 0, "must be 0 for model store")?;
+                expect(
+                    "params_len",
+                    h.params.len() as u64,
+                    0,
+                    "must be 0 for model store",
+                )?;
+                Ok(ModelConfig::Store)
+            }
+            1 => {
+                expect("streams", h.streams.into(), 1, "must be 1 for model order2")?;
+                expect("context", h.context.into(), 2, "must be 2 for model order2")?;
+                expect(
+                    "params_len",
+                    h.params.len() as u64,
+                    4,
+                    "must be 4 for model order2",
+                )?;
+                let bits = h.params[0];
+                if !(Order2Params::MIN_TABLE_BITS..=Order2Params::MAX_TABLE_BITS).contains(&bits) {
+                    return Err(Error::InvalidField {
+                        field: "table_bits",
+                        value: bits.into(),
+                        why: "must be in 12..=24",
+                    });
+                }
+                let reserved = u32::from_le_bytes([h.params[1], h.params[2], h.params[3], 0]);
+                if reserved != 0 {
+                    return Err(Error::Reserved {
+                        field: "reserved (order2 params)",
+                        value: reserved.into(),
+                    });
+                }
+                Ok(ModelConfig::Order2(Order2Params { table_bits: bits }))
+            }
+            id => Err(Error::UnknownModel(id)),
+        }
+    }
+
+    /// Bytes of model state one block's coder holds.
+    pub fn memory_bytes(&self) -> u64 {
+        match self {
+            ModelConfig::Store => 0,
+            ModelConfig::Order2(p) => p.memory_bytes(),
+        }
+    }
+
+    /// A short description of the hyperparameters, for listings.
+    pub fn describe(&self) -> String {
+        match self {
+            ModelConfig::Store => "store".into(),
+            ModelConfig::Order2(p) => format!("order2 (table_bits {})", p.table_bits),
+        }
+    }
+
+    /// Codes one block; `None` means the model cannot code it (store it).
+    pub(crate) fn encode_block(&self, _seed: u64, raw: &[u8]) -> Option<Vec<Vec<u8>>> {
+        match self {
+            ModelConfig::Store => None,
+            ModelConfig::Order2(p) => {
+                let mut enc = RangeEncoder::with_capacity(raw.len() / 2);
+                let mut model = Order2::new(p);
+                for &b in raw {
+                    model.code_byte(&mut enc, b);
+                }
+                Some(vec![enc.finish()])
+            }
+        }
+    }
+
+    /// Decodes one modelled block into `out` (its `raw_len` bytes).
+    pub(crate) fn decode_block(&self, _seed: u64, streams: &[&[u8]], out: &mut [u8]) -> Result<()> {
+        match self {
+            ModelConfig::Store => Err(Error::InvalidField {
+                field: "block_type",
+                value: 1,
+                why: "model store has no modelled blocks",
+            }),
+            ModelConfig::Order2(p) => {
+                let [stream] = streams else {
+                    return Err(Error::InvalidField {
+                        field: "stream_count",
+                        value: streams.len() as u64,
+                        why: "must be 1 for model order2",
+                    });
+                };
+                Order2::new(p).code(&mut RangeDecoder::new(stream), out);
+                Ok(())
+            }
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! The library's error type: what went wrong, with the format's field names.
+//!
+//! Corrupt or foreign archives ([`Error::is_corrupt`]) are kept apart from
+//! I/O failures and from invalid options, so that callers can report each
+//! clearly. The binary alone turns errors into exit codes.
+
+use std::io;
+
+/// Everything that can go wrong while compressing, decompressing or
+/// inspecting an archive.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Reading or writing failed.
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    /// The input does not start with the sep magic.
+    #[error("not a sep archive (starts with {}, expected 8f 53 45 50)", hex(found))]
+    BadMagic {
+        /// The first bytes found.
+        found: Vec<u8>,
+    },
+    /// The archive's format version is not one this library reads.
+    #[error("unsupported format version {found} (this sep reads version {supported})")]
+    UnsupportedVersion {
+        /// The version in the header.
+        found: u8,
+        /// The version this library reads.
+        supported: u8,
+    },
+    /// A reserved field or bit is not zero.
+    #[error("corrupt archive: reserved field {field} is {value:#x}, must be 0")]
+    Reserved {
+        /// The field's name in doc/FORMAT.md.
+        field: &'static str,
+        /// The value found.
+        value: u64,
+    },
+    /// The archive ends in the middle of a structure.
+    #[error("truncated archive: unexpected end of input in {what}")]
+    Truncated {
+        /// Which structure was being read.
+        what: &'static str,
+    },
+    /// A field holds a value the format does not allow.
+    #[error("corrupt archive: {field} is {value}, {why}")]
+    InvalidField {
+        /// The field's name in doc/FORMAT.md.
+        field: &'static str,
+        /// The value found.
+        value: u64,
+        /// What the format requires.
+        why: &'static str,
+    },
+    /// The header's checksum does not match.
+    #[error("corrupt archive: header checksum mismatch")]
+    HeaderChecksum,
+    /// A block decoded to bytes whose checksum does not match.
+    #[error(
+        "corrupt archive: block {index} fails its checksum (stored {expected:08x}, decoded {found:08x})"
+    )]
+    BlockChecksum {
+        /// Zero-based block number.
+        index: u64,
+        /// The `raw_check` stored in the archive.
+        expected: u32,
+        /// The checksum of the decoded bytes.
+        found: u32,
+    },
+    /// The whole content's checksum does not match.
+    #[error(
+        "corrupt archive: content checksum mismatch (stored {expected:016x}, decoded {found:016x})"
+    )]
+    ContentChecksum {
+        /// The `content_check` stored in the end record.
+        expected: u64,
+        /// The checksum of the decoded content.
+        found: u64,
+    },
+    /// Lengths recorded in different places disagree.
+    #[error("corrupt archive: {what} is {found} bytes, but {expected} were recorded")]
+    LengthMismatch {
+        /// Which length.
+        what: &'static str,
+        /// The length recorded.
+        expected: u64,
+        /// The length found.
+        found: u64,
+    },
+    /// The archive names a model this library does not know.
+    #[error("unsupported model id {0} (this sep knows store=0, order2=1)")]
+    UnknownModel(u16),
+    /// Bytes follow the end of the archive that are not another archive.
+    #[error("corrupt archive: trailing data after the end record")]
+    TrailingData,
+    /// The encoder was given input of a different length than declared.
+    #[error("input was {found} bytes but {declared} were declared")]
+    InputLength {
+        /// The length declared in the options.
+        declared: u64,
+        /// The length actually written.
+        found: u64,
+    },
+    /// An option is out of range.
+    #[error("invalid option: {0}")]
+    InvalidOption(String),
+}
+
+impl Error {
+    /// Whether the error means the archive is damaged, foreign or
+    /// unsupported (as opposed to an I/O failure or a bad option).
+    pub fn is_corrupt(&self) -> bool {
+        !matches!(
+            self,
+            Error::Io(_) | Error::InputLength { .. } | Error::InvalidOption(_)
+        )
+    }
+
+    /// Recovers a library error carried inside an [`io::Error`] (as returned
+    /// by the [`Read`](std::io::Read) and [`Write`](std::io::Write)
+    /// adapters); other I/O errors become [`Error::Io`].
+    pub fn from_io(e: io::Error) -> Error {
+        if e.get_ref().is_some_and(|inner| inner.is::<Error>()) {
+            let inner = e.into_inner().expect("checked: has an inner error");
+            *inner
+                .downcast::<Error>()
+                .expect("checked: inner error is ours")
+        } else {
+            Error::Io(e)
+        }
+    }
+
+    /// Wraps the error for the `Read`/`Write` adapters; I/O errors pass
+    /// through unchanged.
+    pub fn into_io(self) -> io::Error {
+        match self {
+            Error::Io(e) => e,
+            e => io::Error::new(io::ErrorKind::InvalidData, e),
+        }
+    }
+}
+
+/// Shorthand for results of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+fn hex(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,189 @@
+//! Round trips of real files and edge cases, for every model, and the
+//! determinism properties: same bytes twice, for any thread count.
+
+mod common;
+use common::{corpus_set, noise, round_trip};
+use sep::{Model, Options};
+
+fn opts(model: Model) -> Options {
+    Options {
+        model,
+        ..Options::default()
+    }
+}
+
+#[test]
+fn quick_set_round_trips_with_every_model() {
+    for (name, data) in corpus_set("quick") {
+        for model in Model::ALL {
+            let archive = round_trip(&data, &opts(model));
+            eprintln!("{name:32} {model:?}: {} -> {}", data.len(), archive.len());
+            if model == Model::Order2 && !name.ends_with(".jpeg") {
+                assert!(
+                    archive.len() < data.len() * 9 / 10,
+                    "{name} did not compress: {}",
+                    archive.len()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn edge_cases_round_trip() {
+    let mut cases: Vec<Vec<u8>> = vec![
+        vec![],
+        vec![0],
+        vec![255],
+        vec![7; 100_000],
+        noise(65_536, 1),
+        b"ab".repeat(5000),
+    ];
+    // Sizes around the block boundary of a 1000-byte block size.
+    for len in [999, 1000, 1001, 1999, 2000, 2001, 5003] {
+        cases.push(
+            noise(len, len as u64)
+                .iter()
+                .map(|b| b % 7 + b'a')
+                .collect(),
+        );
+    }
+    for data in &cases {
+        for model in Model::ALL {
+            for block_size in [None, Some(1000), Some(1)] {
+                if block_size == Some(1) && data.len() > 3000 {
+                    continue;
+                }
+                let o = Options {
+                    model,
+                    block_size,
+                    threads: 2,
+                    ..Options::default()
+                };
+                round_trip(data, &o);
+            }
+        }
+    }
+}
+
+#[test]
+fn incompressible_input_grows_by_a_few_bytes_per_block() {
+    let data = noise(300_000, 9);
+    let o = Options {
+        block_size: Some(100_000),
+        ..Options::default()
+    };
+    let archive = round_trip(&data, &o);
+    // header (46) + 3 stored blocks x 16 + end record (24)
+    assert_eq!(archive.len(), data.len() + 46 + 3 * 16 + 24);
+    let infos = sep::inspect(&archive[..]).unwrap();
+    assert_eq!(infos[0].stored_blocks, 3);
+}
+
+#[test]
+fn archives_are_deterministic_across_runs_and_threads() {
+    let data: Vec<u8> = corpus_set("quick")
+        .into_iter()
+        .flat_map(|(_, d)| d)
+        .take(600_000)
+        .collect();
+    let base = Options {
+        block_size: Some(32 << 10),
+        ..Options::default()
+    };
+    let a1 = sep::compress(
+        &data,
+        &Options {
+            threads: 1,
+            ..base.clone()
+        },
+    )
+    .unwrap();
+    let a1b = sep::compress(
+        &data,
+        &Options {
+            threads: 1,
+            ..base.clone()
+        },
+    )
+    .unwrap();
+    let a2 = sep::compress(
+        &data,
+        &Options {
+            threads: 2,
+            ..base.clone()
+        },
+    )
+    .unwrap();
+    let a3 = sep::compress(&data, &Options { threads: 3, ..base }).unwrap();
+    assert_eq!(a1, a1b, "compressing twice differs");
+    assert_eq!(a1, a2, "1 vs 2 threads differ");
+    assert_eq!(a1, a3, "1 vs 3 threads differ");
+    assert!(sep::inspect(&a1[..]).unwrap()[0].blocks >= 9);
+}
+
+#[test]
+fn concatenated_archives_decode_to_concatenated_content() {
+    let a = sep::compress(b"first part, ", &opts(Model::Order2)).unwrap();
+    let b = sep::compress(b"second part", &opts(Model::Store)).unwrap();
+    let e = sep::compress(b"", &opts(Model::Order2)).unwrap();
+    let cat = [a.clone(), e, b].concat();
+    assert_eq!(sep::decompress(&cat).unwrap(), b"first part, second part");
+    assert_eq!(sep::inspect(&cat[..]).unwrap().len(), 3);
+    let mut trailing = a.clone();
+    trailing.extend_from_slice(b"junk");
+    assert!(matches!(
+        sep::decompress(&trailing),
+        Err(sep::Error::TrailingData)
+    ));
+    let mut partial_magic = a;
+    partial_magic.extend_from_slice(&sep::format::MAGIC[..2]);
+    assert!(matches!(
+        sep::decompress(&partial_magic),
+        Err(sep::Error::Truncated { .. })
+    ));
+}
+
+#[test]
+fn encoder_rejects_wrong_declared_length() {
+    use std::io::Write;
+    let o = Options {
+        content_length: Some(10),
+        ..Options::default()
+    };
+    let mut enc = sep::Encoder::new(Vec::new(), &o).unwrap();
+    enc.write_all(b"12345").unwrap();
+    assert!(matches!(
+        enc.finish(),
+        Err(sep::Error::InputLength {
+            declared: 10,
+            found: 5
+        })
+    ));
+    let mut enc = sep::Encoder::new(Vec::new(), &o).unwrap();
+    let err = enc.write_all(b"0123456789ab").unwrap_err();
+    assert!(matches!(
+        sep::Error::from_io(err),
+        sep::Error::InputLength { declared: 10, .. }
+    ));
+    assert!(
+        sep::Encoder::new(
+            Vec::new(),
+            &Options {
+                threads: 0,
+                ..Options::default()
+            }
+        )
+        .is_err()
+    );
+    assert!(
+        sep::Encoder::new(
+            Vec::new(),
+            &Options {
+                block_size: Some(0),
+                ..Options::default()
+            }
+        )
+        .is_err()
+    );
+}
