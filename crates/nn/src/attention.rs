@@ -19,11 +19,14 @@
 //! out_t = sum_u p_u v_u
 //! ```
 //!
-//! Operation order: `q_t . k_u` is a `mul_add` chain over `i = 0..dh` from `0.0`; the
-//! softmax is the kernels' row softmax over the visible keys only; `out_t[j]` is a
-//! `mul_add` chain over `u` in order from `0.0`. Backward: `dp_u = g . v_u`,
-//! `ds_u = p_u * (dp_u - sum_u' p_u' dp_u')`, `dq_t = scale * sum_u ds_u k_u`,
-//! `dk_u += (scale * ds_u) q_t` and `dv_u += p_u g_t`, accumulated over `t` in order.
+//! Operation order, per batch element and head, on the head's `[tokens x dh]` blocks
+//! gathered from the packed input: `S = Q K^T` ([`sep_kernels::matmul_nt`], each score a
+//! `mul_add` chain over `i = 0..dh`), `S *= scale`, masked scores set to `-inf`,
+//! `P` = the kernels' row softmax over all `tokens` columns (a masked score contributes
+//! exactly 0 to every reduction, so this equals the softmax over the visible keys alone),
+//! `O = P V` ([`sep_kernels::matmul`]). Backward: `dP = dO V^T`,
+//! `c_t = sum_u P[t,u] dP[t,u]` (a `mul_add` chain over `u` in order),
+//! `dS = (P * (dP - c)) * scale`, `dQ = dS K`, `dK = dS^T Q`, `dV = P^T dO`.
 //!
 //! ```
 //! use sep_nn::SoftmaxAttention;
@@ -32,8 +35,6 @@
 //! // token 0 sees itself; token 1's query is 0: equal weights on both values
 //! assert_eq!(y, &[3.0, 4.0]);
 //! ```
-
-use crate::prim;
 
 /// The attention operator with its activation buffers.
 #[derive(Clone, Debug)]
@@ -49,6 +50,15 @@ pub struct SoftmaxAttention {
     p: Vec<f32>,
     y: Vec<f32>,
     dqkv: Vec<f32>,
+    /// Per-head scratch, `[tokens x dh]` each: Q, K, V, dO (or O), dQ, dK, dV.
+    qh: Vec<f32>,
+    kh: Vec<f32>,
+    vh: Vec<f32>,
+    gh: Vec<f32>,
+    dqh: Vec<f32>,
+    dkh: Vec<f32>,
+    dvh: Vec<f32>,
+    /// Per-head scratch, `[tokens x tokens]`: scores, then their gradient.
     s: Vec<f32>,
     dp: Vec<f32>,
 }
@@ -80,19 +90,21 @@ impl SoftmaxAttention {
             p: vec![0.0; max_batch * heads * tokens * tokens],
             y: vec![0.0; max_batch * tokens * d],
             dqkv: vec![0.0; max_batch * tokens * 3 * d],
-            s: vec![0.0; tokens],
-            dp: vec![0.0; tokens],
+            qh: vec![0.0; tokens * head_dim],
+            kh: vec![0.0; tokens * head_dim],
+            vh: vec![0.0; tokens * head_dim],
+            gh: vec![0.0; tokens * head_dim],
+            dqh: vec![0.0; tokens * head_dim],
+            dkh: vec![0.0; tokens * head_dim],
+            dvh: vec![0.0; tokens * head_dim],
+            s: vec![0.0; tokens * tokens],
+            dp: vec![0.0; tokens * tokens],
         }
     }
 
     /// `heads * head_dim`.
     pub fn d_model(&self) -> usize {
         self.heads * self.head_dim
-    }
-
-    /// Number of keys query `t` sees.
-    fn visible(&self, t: usize) -> usize {
-        if self.causal { t + 1 } else { self.tokens }
     }
 
     /// Forward on `qkv = [batch x tokens x 3*d_model]`; returns `[batch x tokens x d_model]`.
@@ -107,32 +119,32 @@ impl SoftmaxAttention {
         );
         self.batch = batch;
         self.qkv[..qkv.len()].copy_from_slice(qkv);
-        let row = |b: usize, t: usize| (b * tk + t) * 3 * d;
         for b in 0..batch {
+            let rows = &qkv[b * tk * 3 * d..(b + 1) * tk * 3 * d];
             for h in 0..h_n {
-                for t in 0..tk {
-                    let n_u = self.visible(t);
-                    let q = &qkv[row(b, t) + h * dh..][..dh];
-                    for u in 0..n_u {
-                        let k = &qkv[row(b, u) + d + h * dh..][..dh];
-                        let mut acc = 0.0f32;
-                        for (&qi, &ki) in q.iter().zip(k) {
-                            acc = qi.mul_add(ki, acc);
-                        }
-                        self.s[u] = acc * self.scale;
-                    }
-                    let p = &mut self.p[((b * h_n + h) * tk + t) * tk..][..tk];
-                    prim::softmax_rows(&self.s[..n_u], &mut p[..n_u], n_u);
-                    p[n_u..].fill(0.0);
-                    let out = &mut self.y[(b * tk + t) * d + h * dh..][..dh];
-                    out.fill(0.0);
-                    for (u, &pu) in p[..n_u].iter().enumerate() {
-                        let v = &qkv[row(b, u) + 2 * d + h * dh..][..dh];
-                        for (o, &vj) in out.iter_mut().zip(v) {
-                            *o = pu.mul_add(vj, *o);
-                        }
+                gather(rows, 3 * d, h * dh, dh, &mut self.qh);
+                gather(rows, 3 * d, d + h * dh, dh, &mut self.kh);
+                gather(rows, 3 * d, 2 * d + h * dh, dh, &mut self.vh);
+                sep_kernels::matmul_nt(&self.qh, &self.kh, &mut self.s, tk, dh, tk, false);
+                for (t, srow) in self.s.chunks_exact_mut(tk).enumerate() {
+                    for (u, v) in srow.iter_mut().enumerate() {
+                        *v = if self.causal && u > t {
+                            f32::NEG_INFINITY
+                        } else {
+                            *v * self.scale
+                        };
                     }
                 }
+                let p = &mut self.p[(b * h_n + h) * tk * tk..][..tk * tk];
+                sep_kernels::softmax_rows(&self.s, p, tk, tk);
+                sep_kernels::matmul(p, &self.vh, &mut self.gh, tk, tk, dh, false);
+                scatter(
+                    &self.gh,
+                    dh,
+                    &mut self.y[b * tk * d..(b + 1) * tk * d],
+                    d,
+                    h * dh,
+                );
             }
         }
         &self.y[..batch * tk * d]
@@ -140,8 +152,6 @@ impl SoftmaxAttention {
 
     /// Backward for the last forward: `dy = [batch x tokens x d_model]`; returns
     /// `dqkv = [batch x tokens x 3*d_model]`.
-    // Index loops: each index addresses several packed tensors at once.
-    #[allow(clippy::needless_range_loop)]
     pub fn backward(&mut self, dy: &[f32]) -> &[f32] {
         let (tk, h_n, dh, batch) = (self.tokens, self.heads, self.head_dim, self.batch);
         let d = h_n * dh;
@@ -150,49 +160,38 @@ impl SoftmaxAttention {
             batch * tk * d,
             "SoftmaxAttention::backward: dy must match the last forward"
         );
-        let row = |b: usize, t: usize| (b * tk + t) * 3 * d;
-        self.dqkv[..batch * tk * 3 * d].fill(0.0);
         for b in 0..batch {
+            let rows = &self.qkv[b * tk * 3 * d..(b + 1) * tk * 3 * d];
+            let drows = &mut self.dqkv[b * tk * 3 * d..(b + 1) * tk * 3 * d];
             for h in 0..h_n {
-                for t in 0..tk {
-                    let n_u = self.visible(t);
-                    let g = &dy[(b * tk + t) * d + h * dh..][..dh];
-                    let p = &self.p[((b * h_n + h) * tk + t) * tk..][..n_u];
-                    let mut sum = 0.0f32;
-                    for u in 0..n_u {
-                        let v = &self.qkv[row(b, u) + 2 * d + h * dh..][..dh];
-                        let mut acc = 0.0f32;
-                        for (&gj, &vj) in g.iter().zip(v) {
-                            acc = gj.mul_add(vj, acc);
-                        }
-                        self.dp[u] = acc;
-                        sum = p[u].mul_add(acc, sum);
+                gather(rows, 3 * d, h * dh, dh, &mut self.qh);
+                gather(rows, 3 * d, d + h * dh, dh, &mut self.kh);
+                gather(rows, 3 * d, 2 * d + h * dh, dh, &mut self.vh);
+                gather(
+                    &dy[b * tk * d..(b + 1) * tk * d],
+                    d,
+                    h * dh,
+                    dh,
+                    &mut self.gh,
+                );
+                let p = &self.p[(b * h_n + h) * tk * tk..][..tk * tk];
+                sep_kernels::matmul_nt(&self.gh, &self.vh, &mut self.dp, tk, dh, tk, false);
+                for (prow, dprow) in p.chunks_exact(tk).zip(self.dp.chunks_exact_mut(tk)) {
+                    let mut c = 0.0f32;
+                    for (&pu, &dpu) in prow.iter().zip(dprow.iter()) {
+                        c = pu.mul_add(dpu, c);
                     }
-                    for u in 0..n_u {
-                        // ds_u, already multiplied by the scale of the scores.
-                        self.s[u] = (p[u] * (self.dp[u] - sum)) * self.scale;
-                    }
-                    // dq_t = sum_u ds_u k_u.
-                    let qoff = row(b, t) + h * dh;
-                    for i in 0..dh {
-                        let mut acc = 0.0f32;
-                        for u in 0..n_u {
-                            acc = self.s[u].mul_add(self.qkv[row(b, u) + d + h * dh + i], acc);
-                        }
-                        self.dqkv[qoff + i] = acc;
-                    }
-                    // dk_u += ds_u q_t; dv_u += p_u g.
-                    for u in 0..n_u {
-                        let (ds, pu) = (self.s[u], p[u]);
-                        let koff = row(b, u) + d + h * dh;
-                        let voff = row(b, u) + 2 * d + h * dh;
-                        for i in 0..dh {
-                            let qi = self.qkv[qoff + i];
-                            self.dqkv[koff + i] = ds.mul_add(qi, self.dqkv[koff + i]);
-                            self.dqkv[voff + i] = pu.mul_add(g[i], self.dqkv[voff + i]);
-                        }
+                    for (&pu, dpu) in prow.iter().zip(dprow.iter_mut()) {
+                        *dpu = (pu * (*dpu - c)) * self.scale;
                     }
                 }
+                let ds = &self.dp;
+                sep_kernels::matmul(ds, &self.kh, &mut self.dqh, tk, tk, dh, false);
+                sep_kernels::matmul_tn(ds, &self.qh, &mut self.dkh, tk, tk, dh, false);
+                sep_kernels::matmul_tn(p, &self.gh, &mut self.dvh, tk, tk, dh, false);
+                scatter(&self.dqh, dh, drows, 3 * d, h * dh);
+                scatter(&self.dkh, dh, drows, 3 * d, d + h * dh);
+                scatter(&self.dvh, dh, drows, 3 * d, 2 * d + h * dh);
             }
         }
         &self.dqkv[..batch * tk * 3 * d]
@@ -207,5 +206,21 @@ impl SoftmaxAttention {
     /// (zeros where masked).
     pub fn probabilities(&self) -> &[f32] {
         &self.p[..self.batch * self.heads * self.tokens * self.tokens]
+    }
+}
+
+/// Copies the `width` columns starting at `col` of every `stride`-wide row of `src` into
+/// the dense `[rows x width]` block `dst`.
+fn gather(src: &[f32], stride: usize, col: usize, width: usize, dst: &mut [f32]) {
+    for (row, d) in src.chunks_exact(stride).zip(dst.chunks_exact_mut(width)) {
+        d.copy_from_slice(&row[col..col + width]);
+    }
+}
+
+/// The inverse of [`gather`]: writes the dense block `src` into columns `col..col+width`
+/// of every `stride`-wide row of `dst`.
+fn scatter(src: &[f32], width: usize, dst: &mut [f32], stride: usize, col: usize) {
+    for (s, row) in src.chunks_exact(width).zip(dst.chunks_exact_mut(stride)) {
+        row[col..col + width].copy_from_slice(s);
     }
 }

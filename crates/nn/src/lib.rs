@@ -15,7 +15,28 @@
 //! * `forward(&mut self, x) -> &[f32]` stores what backward needs;
 //!   `backward(&mut self, dy) -> &[f32]` adds the parameter gradients into
 //!   `Param::grad` and returns the input gradient;
-//! * a model implements [`Module`] by visiting its layers' parameters in a fixed order.
+//! * a model implements [`Module`] by visiting its layers' parameters in a fixed order;
+//!   [`Adam::step`] walks that order and consumes (zeroes) the gradients.
+//!
+//! | layer | input -> output | parameters |
+//! |---|---|---|
+//! | [`Linear`] | `[rows x in]` -> `[rows x out]` | `weight [out x in]`, `bias [out]` |
+//! | [`Embedding`] | ids `[n]` -> `[n x dim]` | `weight [num x dim]` |
+//! | [`LayerNorm`] | `[rows x dim]` -> same | `weight`, `bias [dim]` (optional) |
+//! | [`BatchNorm`] | `[rows x channels]` -> same (train mode) | `weight`, `bias [channels]` |
+//! | [`Gelu`], [`Sigmoid`] | any -> same | none |
+//! | [`BatchEnsembleLinear`] | `[streams x tokens x d_in]` -> `[streams x tokens x d_out]` | `weight [streams x d_in x d_out]`, `bias [streams x d_out]` |
+//! | [`CausalLinearAttention`] | `[batch x tokens x 3d]` (q, k, v) -> `[batch x tokens x d]` or last token `[batch x d]` | none |
+//! | [`SoftmaxAttention`] | `[batch x tokens x 3d]` -> `[batch x tokens x d]` | none |
+//! | [`CrossEntropy`] | logits `[rows x classes]`, targets `[rows]` -> loss, probabilities | none |
+//! | [`ops`] | residual add, average, scale, column blocks, transpose | none |
+//!
+//! Weights used twice in one step (TRACE's shared FFN) get one activation set per use:
+//! [`Linear::new_acts`] / [`Linear::forward_with`] / [`Linear::backward_with`], likewise
+//! for [`LayerNorm`]; both uses accumulate into the same gradient.
+//!
+//! A small MLP trained online, composed by hand (the crate's tests hold larger examples:
+//! `tests/common/models.rs` uses every layer kind):
 //!
 //! ```
 //! use sep_nn::{Adam, AdamConfig, CrossEntropy, Gelu, Linear, Module, Param, Rng};

@@ -58,6 +58,14 @@ pub struct CausalLinearAttention {
     num: Vec<f32>,
     dnum: Vec<f32>,
     dden: Vec<f32>,
+    /// Last-token mode scratch: `phi(K)`, `V`, and their gradients, `[tokens x dh]`;
+    /// `R`, `[dh x dh]`; `phi(q)`, `[dh]`.
+    kf: Vec<f32>,
+    vh: Vec<f32>,
+    dkf: Vec<f32>,
+    dvh: Vec<f32>,
+    r: Vec<f32>,
+    qf: Vec<f32>,
 }
 
 impl CausalLinearAttention {
@@ -86,6 +94,12 @@ impl CausalLinearAttention {
             num: vec![0.0; head_dim],
             dnum: vec![0.0; tokens * head_dim],
             dden: vec![0.0; tokens],
+            kf: vec![0.0; tokens * head_dim],
+            vh: vec![0.0; tokens * head_dim],
+            dkf: vec![0.0; tokens * head_dim],
+            dvh: vec![0.0; tokens * head_dim],
+            r: vec![0.0; head_dim * head_dim],
+            qf: vec![0.0; head_dim],
         }
     }
 
@@ -123,6 +137,10 @@ impl CausalLinearAttention {
         );
         self.batch = batch;
         self.qkv[..qkv.len()].copy_from_slice(qkv);
+        if self.last_only {
+            self.forward_last();
+            return &self.y[..batch * d];
+        }
         let to_n = self.out_tokens();
         for b in 0..batch {
             for h in 0..h_n {
@@ -160,6 +178,10 @@ impl CausalLinearAttention {
             batch * to_n * d,
             "CausalLinearAttention::backward: dy must match the last output"
         );
+        if self.last_only {
+            self.backward_last(dy);
+            return &self.dqkv[..batch * tk * 3 * d];
+        }
         for b in 0..batch {
             for h in 0..h_n {
                 // Pass 1, token order: recompute S_t, z_t; dq_t, dnum_t, dden_t.
@@ -240,6 +262,105 @@ impl CausalLinearAttention {
             }
         }
         &self.dqkv[..batch * tk * 3 * d]
+    }
+
+    /// Loads head `h` of sequence `b` for the last-token mode: `kf = phi(K)`, `vh = V`,
+    /// `qf = phi(q_last)`, and `S = kf^T V`, `z` = column sums of `kf`. The kernels'
+    /// orders (`S[i][j]` a `mul_add` chain over tokens from 0, `z_i` a sum over tokens
+    /// from 0) are exactly the prefix sums of the all-tokens mode at the last token.
+    fn load_last(&mut self, b: usize, h: usize) {
+        let (tk, dh) = (self.tokens, self.head_dim);
+        let d = self.heads * dh;
+        let rows = &self.qkv[b * tk * 3 * d..(b + 1) * tk * 3 * d];
+        for ((row, kf), v) in rows
+            .chunks_exact(3 * d)
+            .zip(self.kf.chunks_exact_mut(dh))
+            .zip(self.vh.chunks_exact_mut(dh))
+        {
+            for (f, &k) in kf.iter_mut().zip(&row[d + h * dh..d + (h + 1) * dh]) {
+                *f = k * k;
+            }
+            v.copy_from_slice(&row[2 * d + h * dh..2 * d + (h + 1) * dh]);
+        }
+        let q = &rows[(tk - 1) * 3 * d + h * dh..][..dh];
+        for (f, &qi) in self.qf.iter_mut().zip(q) {
+            *f = qi * qi;
+        }
+        sep_kernels::matmul_tn(&self.kf, &self.vh, &mut self.s, dh, tk, dh, false);
+        sep_kernels::sum_cols(&self.kf, &mut self.z, tk, dh, false);
+    }
+
+    /// Last-token forward through kernel calls, bit for bit the all-tokens mode's last row.
+    fn forward_last(&mut self) {
+        let (h_n, dh) = (self.heads, self.head_dim);
+        let d = h_n * dh;
+        for b in 0..self.batch {
+            for h in 0..h_n {
+                self.load_last(b, h);
+                sep_kernels::matmul(&self.qf, &self.s, &mut self.num, 1, dh, dh, false);
+                let mut den = 0.0f32;
+                for (&qf, &z) in self.qf.iter().zip(&self.z) {
+                    den = qf.mul_add(z, den);
+                }
+                let den = den + self.eps;
+                for (o, &n) in self.y[b * d + h * dh..][..dh].iter_mut().zip(&self.num) {
+                    *o = n / den;
+                }
+                self.den[b * h_n + h] = den;
+            }
+        }
+    }
+
+    /// Last-token backward through kernel calls (the same operations as the all-tokens
+    /// backward with a zero gradient on every other token).
+    // Index loops: each index addresses several packed tensors at once.
+    #[allow(clippy::needless_range_loop)]
+    fn backward_last(&mut self, dy: &[f32]) {
+        let (tk, h_n, dh) = (self.tokens, self.heads, self.head_dim);
+        let d = h_n * dh;
+        for b in 0..self.batch {
+            for h in 0..h_n {
+                self.load_last(b, h);
+                let g = &dy[b * d + h * dh..][..dh];
+                let out = &self.y[b * d + h * dh..][..dh];
+                let den = self.den[b * h_n + h];
+                let dnum = &mut self.dnum[..dh];
+                for (dn, &gj) in dnum.iter_mut().zip(g) {
+                    *dn = gj / den;
+                }
+                let mut go = 0.0f32;
+                for (&gj, &oj) in g.iter().zip(out) {
+                    go = gj.mul_add(oj, go);
+                }
+                let dden = -go / den;
+                // dq = 2 q (S dnum + dden z), only for the last token.
+                sep_kernels::matmul_nt(dnum, &self.s, &mut self.num, 1, dh, dh, false);
+                let base = b * tk * 3 * d;
+                for t in 0..tk - 1 {
+                    self.dqkv[base + t * 3 * d + h * dh..][..dh].fill(0.0);
+                }
+                let qoff = base + (tk - 1) * 3 * d + h * dh;
+                for i in 0..dh {
+                    let acc = dden.mul_add(self.z[i], self.num[i]);
+                    self.dqkv[qoff + i] = (2.0 * self.qkv[qoff + i]) * acc;
+                }
+                // R = phi(q) dnum^T, r = dden phi(q); dphi(K) = V R^T + r, dV = phi(K) R.
+                sep_kernels::matmul(&self.qf, dnum, &mut self.r, dh, 1, dh, false);
+                sep_kernels::matmul_nt(&self.vh, &self.r, &mut self.dkf, tk, dh, dh, false);
+                sep_kernels::matmul(&self.kf, &self.r, &mut self.dvh, tk, dh, dh, false);
+                for t in 0..tk {
+                    let row = base + t * 3 * d;
+                    let dkf = &self.dkf[t * dh..(t + 1) * dh];
+                    for i in 0..dh {
+                        let r_i = dden.mul_add(self.qf[i], 0.0);
+                        let k = self.qkv[row + d + h * dh + i];
+                        self.dqkv[row + d + h * dh + i] = (2.0 * k) * (dkf[i] + r_i);
+                    }
+                    self.dqkv[row + 2 * d + h * dh..][..dh]
+                        .copy_from_slice(&self.dvh[t * dh..(t + 1) * dh]);
+                }
+            }
+        }
     }
 
     /// The output of the last forward pass.

@@ -192,6 +192,35 @@ fn linear_attention_last_token() {
     linear_attention_check(true);
 }
 
+/// The last-token mode runs through kernel calls, the all-tokens mode through loops:
+/// the last-token output and every gradient (with a zero gradient on the other tokens)
+/// must agree bit for bit (up to the sign of zero).
+#[test]
+fn linear_attention_modes_agree_bitwise() {
+    let (tokens, heads, dh, batch) = (6, 3, 5, 4);
+    let d = heads * dh;
+    let mut rng = Rng::new(19);
+    let x = random_vec(&mut rng, batch * tokens * 3 * d, 1.0);
+    let g = random_vec(&mut rng, batch * d, 1.0);
+    let mut all = CausalLinearAttention::new(tokens, heads, dh, batch);
+    let mut last = CausalLinearAttention::new(tokens, heads, dh, batch).last_token_only();
+    let y_all = all.forward(&x).to_vec();
+    let y_last = last.forward(&x).to_vec();
+    let mut g_all = vec![0.0f32; batch * tokens * d];
+    for b in 0..batch {
+        let row = (b * tokens + tokens - 1) * d;
+        g_all[row..row + d].copy_from_slice(&g[b * d..(b + 1) * d]);
+        for j in 0..d {
+            assert_eq!(y_last[b * d + j].to_bits(), y_all[row + j].to_bits());
+        }
+    }
+    let dx_all = all.backward(&g_all).to_vec();
+    let dx_last = last.backward(&g).to_vec();
+    for (i, (a, b)) in dx_all.iter().zip(&dx_last).enumerate() {
+        assert!(a == b, "dqkv[{i}]: all-tokens {a:e} vs last-token {b:e}");
+    }
+}
+
 /// The formula of the docs, computed directly in f64 from the definition.
 #[test]
 fn linear_attention_matches_definition() {
