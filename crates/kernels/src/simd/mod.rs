@@ -28,6 +28,10 @@ pub(crate) mod x86;
 pub(crate) trait Simd: Copy {
     /// Lanes per vector; divides 16.
     const LANES: usize;
+    /// Matrix-product register tile: rows of `C` per micro-kernel (at most 6).
+    const MR: usize;
+    /// Matrix-product register tile: vectors of `C` columns per micro-kernel (at most 4).
+    const NV: usize;
     /// A vector of `LANES` floats.
     type V: Copy;
     /// A per-lane boolean.
@@ -81,6 +85,58 @@ pub(crate) trait Simd: Copy {
     /// For a positive normal finite `x`: `(m, e)` with `x = m * 2^e`, `m` in `[0.5, 1)`,
     /// `e` an integer-valued float (exact bit manipulation).
     fn frexp(self, x: Self::V) -> (Self::V, Self::V);
+
+    /// Packs `nr` rows of a row-major matrix (row stride `ld`), `kc` columns each, as the
+    /// transposed panel `dst[p * width + j] = src[j * ld + p]`, zero-filling columns
+    /// `nr..width` of the panel. Pure data movement: any order gives the same bits.
+    ///
+    /// # Safety
+    /// `src[j * ld + p]` readable for `j < nr`, `p < kc`; `dst[..kc * width]` writable;
+    /// `nr <= width`.
+    #[inline(always)]
+    unsafe fn pack_transposed(
+        self,
+        src: *const f32,
+        ld: usize,
+        nr: usize,
+        kc: usize,
+        dst: *mut f32,
+        width: usize,
+    ) {
+        // SAFETY: the caller's contract covers every index used.
+        unsafe { pack_transposed_scalar(src, ld, nr, kc, dst, width) }
+    }
+}
+
+/// [`Simd::pack_transposed`] with plain loops, blocked so that reads and writes both
+/// stay within a few cache lines.
+///
+/// # Safety
+/// As for [`Simd::pack_transposed`].
+#[inline(always)]
+pub(crate) unsafe fn pack_transposed_scalar(
+    src: *const f32,
+    ld: usize,
+    nr: usize,
+    kc: usize,
+    dst: *mut f32,
+    width: usize,
+) {
+    const BLOCK: usize = 16;
+    let mut p0 = 0;
+    while p0 < kc {
+        let p1 = kc.min(p0 + BLOCK);
+        for j in 0..width {
+            for p in p0..p1 {
+                // SAFETY: j < nr reads inside the caller's rows; every write is below
+                // kc * width.
+                unsafe {
+                    *dst.add(p * width + j) = if j < nr { *src.add(j * ld + p) } else { 0.0 };
+                }
+            }
+        }
+        p0 = p1;
+    }
 }
 
 /// Plain `f32` arithmetic: the reference every vector implementation must match.
@@ -89,6 +145,8 @@ pub(crate) struct Scalar;
 
 impl Simd for Scalar {
     const LANES: usize = 1;
+    const MR: usize = 4;
+    const NV: usize = 4;
     type V = f32;
     type M = bool;
 
@@ -182,11 +240,20 @@ macro_rules! with_simd {
     ($isa:expr, |$s:ident| $body:expr) => {{
         match $isa {
             #[cfg(target_arch = "x86_64")]
-            $crate::Isa::Avx512 => $crate::simd::x86::run_avx512(move |$s| $body),
+            $crate::Isa::Avx512 => $crate::simd::x86::run_avx512(
+                #[inline(always)]
+                move |$s| $body,
+            ),
             #[cfg(target_arch = "x86_64")]
-            $crate::Isa::Avx2 => $crate::simd::x86::run_avx2(move |$s| $body),
+            $crate::Isa::Avx2 => $crate::simd::x86::run_avx2(
+                #[inline(always)]
+                move |$s| $body,
+            ),
             #[cfg(target_arch = "x86_64")]
-            $crate::Isa::Sse2 => $crate::simd::x86::run_sse2(move |$s| $body),
+            $crate::Isa::Sse2 => $crate::simd::x86::run_sse2(
+                #[inline(always)]
+                move |$s| $body,
+            ),
             _ => {
                 let $s = $crate::simd::Scalar;
                 $body

@@ -66,6 +66,8 @@ pub(crate) fn run_sse2<R>(f: impl FnOnce(Sse2) -> R) -> R {
 
 impl Simd for Avx512 {
     const LANES: usize = 16;
+    const MR: usize = 6;
+    const NV: usize = 4;
     type V = __m512;
     type M = __mmask16;
 
@@ -183,10 +185,25 @@ impl Simd for Avx512 {
             (_mm512_castsi512_ps(m), _mm512_cvtepi32_ps(e))
         }
     }
+    #[inline(always)]
+    unsafe fn pack_transposed(
+        self,
+        src: *const f32,
+        ld: usize,
+        nr: usize,
+        kc: usize,
+        dst: *mut f32,
+        width: usize,
+    ) {
+        // SAFETY: the token proves AVX2; the caller's contract covers every index.
+        unsafe { pack_transposed_avx2(src, ld, nr, kc, dst, width) }
+    }
 }
 
 impl Simd for Avx2 {
     const LANES: usize = 8;
+    const MR: usize = 6;
+    const NV: usize = 2;
     type V = __m256;
     type M = __m256;
 
@@ -299,6 +316,19 @@ impl Simd for Avx2 {
             (_mm256_castsi256_ps(m), _mm256_cvtepi32_ps(e))
         }
     }
+    #[inline(always)]
+    unsafe fn pack_transposed(
+        self,
+        src: *const f32,
+        ld: usize,
+        nr: usize,
+        kc: usize,
+        dst: *mut f32,
+        width: usize,
+    ) {
+        // SAFETY: the token proves AVX2; the caller's contract covers every index.
+        unsafe { pack_transposed_avx2(src, ld, nr, kc, dst, width) }
+    }
 }
 
 /// `a * b + c` with one rounding, for two `f32` values widened to `f64`: the product
@@ -336,6 +366,8 @@ fn fma_f64x2(a: __m128d, b: __m128d, c: __m128d) -> __m128d {
 
 impl Simd for Sse2 {
     const LANES: usize = 4;
+    const MR: usize = 4;
+    const NV: usize = 2;
     type V = __m128;
     type M = __m128;
 
@@ -451,6 +483,75 @@ impl Simd for Sse2 {
                 _mm_set1_epi32(0x3f00_0000),
             );
             (_mm_castsi128_ps(m), _mm_cvtepi32_ps(e))
+        }
+    }
+}
+
+/// [`Simd::pack_transposed`] with 8x8 AVX transposes in the interior.
+///
+/// # Safety
+/// AVX2 must be available; otherwise as for [`Simd::pack_transposed`].
+#[target_feature(enable = "avx2")]
+unsafe fn pack_transposed_avx2(
+    src: *const f32,
+    ld: usize,
+    nr: usize,
+    kc: usize,
+    dst: *mut f32,
+    width: usize,
+) {
+    let (nr8, kc8) = (nr / 8 * 8, kc / 8 * 8);
+    let mut j0 = 0;
+    while j0 < nr8 {
+        let mut p0 = 0;
+        while p0 < kc8 {
+            // SAFETY: rows j0..j0 + 8 <= nr and columns p0..p0 + 8 <= kc are inside
+            // the caller's source; rows p0..p0 + 8 of the panel, columns j0..j0 + 8
+            // <= width, are inside `dst`.
+            unsafe {
+                let r = |i: usize| _mm256_loadu_ps(src.add((j0 + i) * ld + p0));
+                let (r0, r1, r2, r3) = (r(0), r(1), r(2), r(3));
+                let (r4, r5, r6, r7) = (r(4), r(5), r(6), r(7));
+                let t0 = _mm256_unpacklo_ps(r0, r1);
+                let t1 = _mm256_unpackhi_ps(r0, r1);
+                let t2 = _mm256_unpacklo_ps(r2, r3);
+                let t3 = _mm256_unpackhi_ps(r2, r3);
+                let t4 = _mm256_unpacklo_ps(r4, r5);
+                let t5 = _mm256_unpackhi_ps(r4, r5);
+                let t6 = _mm256_unpacklo_ps(r6, r7);
+                let t7 = _mm256_unpackhi_ps(r6, r7);
+                let u0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+                let u1 = _mm256_shuffle_ps::<0xee>(t0, t2);
+                let u2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+                let u3 = _mm256_shuffle_ps::<0xee>(t1, t3);
+                let u4 = _mm256_shuffle_ps::<0x44>(t4, t6);
+                let u5 = _mm256_shuffle_ps::<0xee>(t4, t6);
+                let u6 = _mm256_shuffle_ps::<0x44>(t5, t7);
+                let u7 = _mm256_shuffle_ps::<0xee>(t5, t7);
+                let w = |q: usize, v: __m256| _mm256_storeu_ps(dst.add((p0 + q) * width + j0), v);
+                w(0, _mm256_permute2f128_ps::<0x20>(u0, u4));
+                w(1, _mm256_permute2f128_ps::<0x20>(u1, u5));
+                w(2, _mm256_permute2f128_ps::<0x20>(u2, u6));
+                w(3, _mm256_permute2f128_ps::<0x20>(u3, u7));
+                w(4, _mm256_permute2f128_ps::<0x31>(u0, u4));
+                w(5, _mm256_permute2f128_ps::<0x31>(u1, u5));
+                w(6, _mm256_permute2f128_ps::<0x31>(u2, u6));
+                w(7, _mm256_permute2f128_ps::<0x31>(u3, u7));
+            }
+            p0 += 8;
+        }
+        for p in kc8..kc {
+            for j in j0..j0 + 8 {
+                // SAFETY: j < nr, p < kc.
+                unsafe { *dst.add(p * width + j) = *src.add(j * ld + p) };
+            }
+        }
+        j0 += 8;
+    }
+    for p in 0..kc {
+        for j in nr8..width {
+            // SAFETY: j < nr reads inside the source; p * width + j < kc * width.
+            unsafe { *dst.add(p * width + j) = if j < nr { *src.add(j * ld + p) } else { 0.0 } };
         }
     }
 }

@@ -1,0 +1,320 @@
+//! Matrix products in the three layouts that training needs.
+//!
+//! All matrices are dense, row-major `f32` slices. Contract for every output
+//! element: `acc = if accumulate { c[i,j] } else { 0.0 }`, then for `p` in
+//! `0..k`, in order, `acc = a(i,p).mul_add(b(p,j), acc)`; finally `c[i,j] = acc`.
+
+mod kernel;
+
+use std::cell::RefCell;
+use std::ops::Range;
+
+use crate::pool::run_parts;
+use crate::simd::{Simd, with_simd};
+use crate::{Exec, SendPtr};
+
+/// Which operand is stored transposed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// `A[m x k] * B[k x n]`.
+    Nn,
+    /// `A^T * B`, `A` stored `[k x m]`.
+    Tn,
+    /// `A * B^T`, `B` stored `[n x k]`.
+    Nt,
+}
+
+/// `C[m x n] (+)= A[m x k] * B[k x n]`.
+///
+/// # Panics
+/// If a slice is shorter than its shape.
+pub fn matmul(a: &[f32], b: &[f32], c: &mut [f32], m: usize, k: usize, n: usize, accumulate: bool) {
+    check("matmul", a.len(), b.len(), c.len(), m, k, n);
+    matmul_exec(Exec::current(), Layout::Nn, a, b, c, m, k, n, accumulate);
+}
+
+/// `C[m x n] (+)= A^T * B` where `A` is stored `[k x m]` and `B` is `[k x n]`.
+///
+/// # Panics
+/// If a slice is shorter than its shape.
+pub fn matmul_tn(
+    a: &[f32],
+    b: &[f32],
+    c: &mut [f32],
+    m: usize,
+    k: usize,
+    n: usize,
+    accumulate: bool,
+) {
+    check("matmul_tn", a.len(), b.len(), c.len(), m, k, n);
+    matmul_exec(Exec::current(), Layout::Tn, a, b, c, m, k, n, accumulate);
+}
+
+/// `C[m x n] (+)= A * B^T` where `A` is `[m x k]` and `B` is stored `[n x k]`.
+///
+/// # Panics
+/// If a slice is shorter than its shape.
+pub fn matmul_nt(
+    a: &[f32],
+    b: &[f32],
+    c: &mut [f32],
+    m: usize,
+    k: usize,
+    n: usize,
+    accumulate: bool,
+) {
+    check("matmul_nt", a.len(), b.len(), c.len(), m, k, n);
+    matmul_exec(Exec::current(), Layout::Nt, a, b, c, m, k, n, accumulate);
+}
+
+fn check(name: &str, la: usize, lb: usize, lc: usize, m: usize, k: usize, n: usize) {
+    let fits = |len: usize, r: usize, c: usize| r.checked_mul(c).is_some_and(|rc| len >= rc);
+    assert!(
+        fits(la, m, k) && fits(lb, k, n) && fits(lc, m, n),
+        "{name}: slice too short for m={m} k={k} n={n} (a: {la}, b: {lb}, c: {lc})"
+    );
+}
+
+/// The k-block: a constant. (Blocking stores the running sums to `C` and reloads them,
+/// which is exact, so it cannot change a bit; it is kept constant all the same.)
+const KC: usize = 256;
+/// Columns of `B` packed at once; a multiple of every panel width.
+const NC: usize = 512;
+/// Below this many multiply-adds a product runs on the calling thread only.
+const PAR_MIN_WORK: usize = 1 << 20;
+
+/// `(MR, NR)`: rows and columns of `C` per micro-kernel call on `S`.
+fn tile_shape<S: Simd>(_: S) -> (usize, usize) {
+    (S::MR, S::NV * S::LANES)
+}
+
+/// Runs a product on `exec` (lengths already checked).
+///
+/// Threads get disjoint blocks of `C`: column ranges (whole panels) when there are at
+/// least as many panels as threads, else row ranges (whole tiles). Each block is then
+/// an independent product computed by [`gemm_block`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn matmul_exec(
+    exec: Exec,
+    layout: Layout,
+    a: &[f32],
+    b: &[f32],
+    c: &mut [f32],
+    m: usize,
+    k: usize,
+    n: usize,
+    accumulate: bool,
+) {
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        if !accumulate {
+            c[..m * n].fill(0.0);
+        }
+        return;
+    }
+    let (mr, nr) = with_simd!(exec.isa, |s| tile_shape(s));
+    let threads = if m * n * k >= PAR_MIN_WORK {
+        exec.threads
+    } else {
+        1
+    };
+    let (panels, row_tiles) = (n.div_ceil(nr), m.div_ceil(mr));
+    // (parts, split columns?, columns or rows per part)
+    let (parts, by_cols, per) = if threads > 1 && panels >= threads {
+        let per = panels.div_ceil(threads) * nr;
+        (n.div_ceil(per), true, per)
+    } else if threads > 1 && row_tiles >= 2 {
+        let per = row_tiles.div_ceil(threads.min(row_tiles)) * mr;
+        (m.div_ceil(per), false, per)
+    } else {
+        (1, true, n)
+    };
+    let (ap, bp, cp) = (
+        SendPtr(a.as_ptr().cast_mut()),
+        SendPtr(b.as_ptr().cast_mut()),
+        SendPtr(c.as_mut_ptr()),
+    );
+    run_parts(parts, threads, &|part| {
+        let lo = part * per;
+        let (rows, cols) = if by_cols {
+            (0..m, lo..n.min(lo + per))
+        } else {
+            (lo..m.min(lo + per), 0..n)
+        };
+        let g = Gemm {
+            layout,
+            a: ap.get(),
+            b: bp.get(),
+            c: cp.get(),
+            m,
+            k,
+            n,
+            accumulate,
+        };
+        // SAFETY: the lengths were checked against m, k, n; parts write disjoint
+        // blocks of C and only read A and B.
+        with_simd!(exec.isa, |s| unsafe { gemm_block(s, &g, rows, cols) });
+    });
+}
+
+/// One product's operands.
+struct Gemm {
+    layout: Layout,
+    a: *const f32,
+    b: *const f32,
+    c: *mut f32,
+    m: usize,
+    k: usize,
+    n: usize,
+    accumulate: bool,
+}
+
+thread_local! {
+    /// Packing buffer of the current thread, reused between calls.
+    static PACK: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Takes this thread's packing buffer (leaving an empty one, so a nested call would
+/// simply allocate its own), grown to at least `len + 16` floats. Give it back with
+/// [`put_pack`]. (No closure here: the caller's loop nest must stay inside the
+/// function compiled for its instruction set.)
+#[inline(always)]
+fn take_pack(len: usize) -> Vec<f32> {
+    let mut v = PACK.with(|cell| cell.take());
+    if v.len() < len + 16 {
+        v.resize(len + 16, 0.0);
+    }
+    v
+}
+
+/// Returns the buffer taken by [`take_pack`].
+#[inline(always)]
+fn put_pack(v: Vec<f32>) {
+    PACK.with(|cell| cell.replace(v));
+}
+
+/// Computes the block `rows x cols` of `C` on `S`.
+///
+/// Loop nest (GotoBLAS order): k-blocks of [`KC`] (the first starts from `0.0` or the
+/// old `C`, later ones from the stored running sums), column blocks of [`NC`] with `B`
+/// packed into panels of `NR` columns, row tiles of `MR` with `A` packed, then one
+/// micro-kernel call per panel. A part that has a single row tile reads `B` in place
+/// (layouts `Nn`, `Tn`) instead of packing it.
+///
+/// # Safety
+/// `g` must describe valid slices (`A`, `B` readable and `C` writable for their shapes),
+/// and no other thread may touch this block of `C`.
+#[inline(always)]
+unsafe fn gemm_block<S: Simd>(s: S, g: &Gemm, rows: Range<usize>, cols: Range<usize>) {
+    let (mr_max, nr) = tile_shape(s);
+    let (m, k, n) = (g.m, g.k, g.n);
+    let (a_rs, a_cs) = match g.layout {
+        Layout::Tn => (1, m),
+        Layout::Nn | Layout::Nt => (k, 1),
+    };
+    let direct_b = g.layout != Layout::Nt && rows.len() <= mr_max;
+    let b_len = if direct_b { KC * nr } else { KC * NC };
+    let mut buf = take_pack(b_len + KC * mr_max);
+    let offset = buf.as_ptr().align_offset(64).min(16);
+    // SAFETY: offset <= 16 and the buffer holds b_len + KC * MR + 16 floats.
+    let bpack = unsafe { buf.as_mut_ptr().add(offset) };
+    {
+        // SAFETY: every pointer in this nest stays inside A, B, C or the buffer
+        // of b_len + KC * MR floats, as the index arithmetic shows.
+        unsafe {
+            let apack = bpack.add(b_len);
+            let mut pc = 0;
+            while pc < k {
+                let kc = KC.min(k - pc);
+                let load_c = g.accumulate || pc > 0;
+                let mut jc = cols.start;
+                while jc < cols.end {
+                    let nc = NC.min(cols.end - jc);
+                    let panels = nc.div_ceil(nr);
+                    if !direct_b {
+                        for t in 0..panels {
+                            let (j, dst) = (jc + t * nr, bpack.add(t * kc * nr));
+                            let pw = nr.min(cols.end - j);
+                            pack_b(s, g, pc, j, pw, kc, dst, nr);
+                        }
+                    }
+                    let mut ir = rows.start;
+                    while ir < rows.end {
+                        let mr = mr_max.min(rows.end - ir);
+                        kernel::pack_a(g.a, a_rs, a_cs, ir, pc, mr, kc, apack);
+                        for t in 0..panels {
+                            let j = jc + t * nr;
+                            let pw = nr.min(cols.end - j);
+                            let nv = pw.div_ceil(S::LANES);
+                            let full = pw % S::LANES == 0;
+                            let (bptr, ldb) = if !direct_b {
+                                (bpack.add(t * kc * nr).cast_const(), nr)
+                            } else if full {
+                                (g.b.add(pc * n + j), n)
+                            } else {
+                                pack_b(s, g, pc, j, pw, kc, bpack, nr);
+                                (bpack.cast_const(), nr)
+                            };
+                            let cptr = g.c.add(ir * n + j);
+                            if full {
+                                kernel::tile(s, mr, nv, kc, apack, bptr, ldb, cptr, n, load_c);
+                            } else {
+                                // A partial vector: run on a copy of the tile.
+                                let mut tmp = [0.0f32; 6 * 64];
+                                let t = tmp.as_mut_ptr();
+                                if load_c {
+                                    for r in 0..mr {
+                                        std::ptr::copy_nonoverlapping(
+                                            cptr.add(r * n),
+                                            t.add(r * nr),
+                                            pw,
+                                        );
+                                    }
+                                }
+                                kernel::tile(s, mr, nv, kc, apack, bptr, ldb, t, nr, load_c);
+                                for r in 0..mr {
+                                    std::ptr::copy_nonoverlapping(
+                                        t.add(r * nr),
+                                        cptr.add(r * n),
+                                        pw,
+                                    );
+                                }
+                            }
+                        }
+                        ir += mr;
+                    }
+                    jc += nc;
+                }
+                pc += kc;
+            }
+        }
+    }
+    put_pack(buf);
+}
+
+/// Packs `B(pc + p, j + q)` for `p < kc`, `q < pw` into a panel of `width` columns.
+///
+/// # Safety
+/// `g` valid, the named part of `B` inside it, `dst[..kc * width]` writable.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn pack_b<S: Simd>(
+    s: S,
+    g: &Gemm,
+    pc: usize,
+    j: usize,
+    pw: usize,
+    kc: usize,
+    dst: *mut f32,
+    width: usize,
+) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        match g.layout {
+            Layout::Nn | Layout::Tn => kernel::pack_b_rows(g.b, g.n, pc, j, pw, kc, dst, width),
+            Layout::Nt => s.pack_transposed(g.b.add(j * g.k + pc), g.k, pw, kc, dst, width),
+        }
+    }
+}
