@@ -124,31 +124,6 @@ pub(super) unsafe fn tile<S: Simd>(
     )
 }
 
-/// Packs `A(i0 + r, p0 + p)` for `r < mr`, `p < kc` as `ap[p * mr + r]`, where
-/// `A(i, p) = a[i * rs + p * cs]`.
-///
-/// # Safety
-/// Every `A(i, p)` named must be readable and `ap[..kc * mr]` writable.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn pack_a(
-    a: *const f32,
-    rs: usize,
-    cs: usize,
-    i0: usize,
-    p0: usize,
-    mr: usize,
-    kc: usize,
-    ap: *mut f32,
-) {
-    for p in 0..kc {
-        for r in 0..mr {
-            // SAFETY: the caller's contract.
-            unsafe { *ap.add(p * mr + r) = *a.add((i0 + r) * rs + (p0 + p) * cs) };
-        }
-    }
-}
-
 /// Packs rows `p0..p0 + kc`, columns `j0..j0 + nr` of a row-major `B` (row stride
 /// `ldb`) as `bp[p * width + j]`, zero-filling columns `nr..width`.
 ///

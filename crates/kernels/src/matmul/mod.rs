@@ -80,6 +80,8 @@ fn check(name: &str, la: usize, lb: usize, lc: usize, m: usize, k: usize, n: usi
 const KC: usize = 256;
 /// Columns of `B` packed at once; a multiple of every panel width.
 const NC: usize = 512;
+/// Rows of `A` packed at once; a multiple of every `MR` (4 and 6).
+const MC: usize = 240;
 /// Below this many multiply-adds a product runs on the calling thread only.
 const PAR_MIN_WORK: usize = 1 << 20;
 
@@ -197,11 +199,11 @@ fn put_pack(v: Vec<f32>) {
 
 /// Computes the block `rows x cols` of `C` on `S`.
 ///
-/// Loop nest (GotoBLAS order): k-blocks of [`KC`] (the first starts from `0.0` or the
-/// old `C`, later ones from the stored running sums), column blocks of [`NC`] with `B`
-/// packed into panels of `NR` columns, row tiles of `MR` with `A` packed, then one
-/// micro-kernel call per panel. A part that has a single row tile reads `B` in place
-/// (layouts `Nn`, `Tn`) instead of packing it.
+/// Loop nest (GotoBLAS order): column blocks of [`NC`]; k-blocks of [`KC`] (the first
+/// starts from `0.0` or the old `C`, later ones from the stored running sums), with `B`
+/// packed into panels of `NR` columns; row blocks of [`MC`] with `A` packed into
+/// micro-panels of `MR` rows; then one micro-kernel call per (row tile, panel). A part
+/// with a single row tile reads `B` in place (layouts `Nn`, `Tn`) instead of packing it.
 ///
 /// # Safety
 /// `g` must describe valid slices (`A`, `B` readable and `C` writable for their shapes),
@@ -209,41 +211,40 @@ fn put_pack(v: Vec<f32>) {
 #[inline(always)]
 unsafe fn gemm_block<S: Simd>(s: S, g: &Gemm, rows: Range<usize>, cols: Range<usize>) {
     let (mr_max, nr) = tile_shape(s);
-    let (m, k, n) = (g.m, g.k, g.n);
-    let (a_rs, a_cs) = match g.layout {
-        Layout::Tn => (1, m),
-        Layout::Nn | Layout::Nt => (k, 1),
-    };
+    let (k, n) = (g.k, g.n);
     let direct_b = g.layout != Layout::Nt && rows.len() <= mr_max;
     let b_len = if direct_b { KC * nr } else { KC * NC };
-    let mut buf = take_pack(b_len + KC * mr_max);
+    let a_len = KC * MC.min(rows.len().next_multiple_of(mr_max));
+    let mut buf = take_pack(b_len + a_len);
     let offset = buf.as_ptr().align_offset(64).min(16);
-    // SAFETY: offset <= 16 and the buffer holds b_len + KC * MR + 16 floats.
+    // SAFETY: offset <= 16 and the buffer holds b_len + a_len + 16 floats.
     let bpack = unsafe { buf.as_mut_ptr().add(offset) };
-    {
-        // SAFETY: every pointer in this nest stays inside A, B, C or the buffer
-        // of b_len + KC * MR floats, as the index arithmetic shows.
-        unsafe {
-            let apack = bpack.add(b_len);
+    // SAFETY: every pointer in this nest stays inside A, B, C or the buffer of
+    // b_len + a_len floats, as the index arithmetic shows.
+    unsafe {
+        let apack = bpack.add(b_len);
+        let mut jc = cols.start;
+        while jc < cols.end {
+            let nc = NC.min(cols.end - jc);
+            let panels = nc.div_ceil(nr);
             let mut pc = 0;
             while pc < k {
                 let kc = KC.min(k - pc);
                 let load_c = g.accumulate || pc > 0;
-                let mut jc = cols.start;
-                while jc < cols.end {
-                    let nc = NC.min(cols.end - jc);
-                    let panels = nc.div_ceil(nr);
-                    if !direct_b {
-                        for t in 0..panels {
-                            let (j, dst) = (jc + t * nr, bpack.add(t * kc * nr));
-                            let pw = nr.min(cols.end - j);
-                            pack_b(s, g, pc, j, pw, kc, dst, nr);
-                        }
+                if !direct_b {
+                    for t in 0..panels {
+                        let (j, dst) = (jc + t * nr, bpack.add(t * kc * nr));
+                        pack_b(s, g, pc, j, nr.min(cols.end - j), kc, dst, nr);
                     }
-                    let mut ir = rows.start;
-                    while ir < rows.end {
-                        let mr = mr_max.min(rows.end - ir);
-                        kernel::pack_a(g.a, a_rs, a_cs, ir, pc, mr, kc, apack);
+                }
+                let mut ic = rows.start;
+                while ic < rows.end {
+                    let mc = MC.min(rows.end - ic);
+                    pack_a(g, ic, mc, pc, kc, mr_max, apack);
+                    let mut ir = ic;
+                    while ir < ic + mc {
+                        let mr = mr_max.min(ic + mc - ir);
+                        let ap = apack.add((ir - ic) * kc);
                         for t in 0..panels {
                             let j = jc + t * nr;
                             let pw = nr.min(cols.end - j);
@@ -259,7 +260,7 @@ unsafe fn gemm_block<S: Simd>(s: S, g: &Gemm, rows: Range<usize>, cols: Range<us
                             };
                             let cptr = g.c.add(ir * n + j);
                             if full {
-                                kernel::tile(s, mr, nv, kc, apack, bptr, ldb, cptr, n, load_c);
+                                kernel::tile(s, mr, nv, kc, ap, bptr, ldb, cptr, n, load_c);
                             } else {
                                 // A partial vector: run on a copy of the tile.
                                 let mut tmp = [0.0f32; 6 * 64];
@@ -273,7 +274,7 @@ unsafe fn gemm_block<S: Simd>(s: S, g: &Gemm, rows: Range<usize>, cols: Range<us
                                         );
                                     }
                                 }
-                                kernel::tile(s, mr, nv, kc, apack, bptr, ldb, t, nr, load_c);
+                                kernel::tile(s, mr, nv, kc, ap, bptr, ldb, t, nr, load_c);
                                 for r in 0..mr {
                                     std::ptr::copy_nonoverlapping(
                                         t.add(r * nr),
@@ -285,13 +286,68 @@ unsafe fn gemm_block<S: Simd>(s: S, g: &Gemm, rows: Range<usize>, cols: Range<us
                         }
                         ir += mr;
                     }
-                    jc += nc;
+                    ic += mc;
                 }
                 pc += kc;
             }
+            jc += nc;
         }
     }
     put_pack(buf);
+}
+
+/// Packs rows `ic..ic + mc`, k-range `pc..pc + kc` of `A` as consecutive micro-panels
+/// of `mr_max` rows (the last may be shorter): micro-panel `t` starts at
+/// `t * mr_max * kc` and holds `A(ic + t * mr_max + r, pc + p)` at `p * mr + r`.
+/// Reads follow `A`'s storage order, so both layouts stream contiguous memory.
+///
+/// # Safety
+/// `g` valid, the named part of `A` inside it, `ap[..mc * kc]` writable.
+#[inline(always)]
+unsafe fn pack_a(
+    g: &Gemm,
+    ic: usize,
+    mc: usize,
+    pc: usize,
+    kc: usize,
+    mr_max: usize,
+    ap: *mut f32,
+) {
+    let (m, k) = (g.m, g.k);
+    match g.layout {
+        Layout::Nn | Layout::Nt => {
+            let mut i0 = 0;
+            while i0 < mc {
+                let mr = mr_max.min(mc - i0);
+                let dst = ap.wrapping_add(i0 * kc);
+                for r in 0..mr {
+                    let src = g.a.wrapping_add((ic + i0 + r) * k + pc);
+                    for p in 0..kc {
+                        // SAFETY: row ic + i0 + r < m, column pc + p < k; the write is
+                        // below mc * kc.
+                        unsafe { *dst.add(p * mr + r) = *src.add(p) };
+                    }
+                }
+                i0 += mr;
+            }
+        }
+        Layout::Tn => {
+            // One pass per row of the stored [k x m] matrix, scattering to the panels.
+            for p in 0..kc {
+                let src = g.a.wrapping_add((pc + p) * m + ic);
+                let mut i0 = 0;
+                while i0 < mc {
+                    let mr = mr_max.min(mc - i0);
+                    let dst = ap.wrapping_add(i0 * kc + p * mr);
+                    for r in 0..mr {
+                        // SAFETY: as above, with A stored [k x m].
+                        unsafe { *dst.add(r) = *src.add(i0 + r) };
+                    }
+                    i0 += mr;
+                }
+            }
+        }
+    }
 }
 
 /// Packs `B(pc + p, j + q)` for `p < kc`, `q < pw` into a panel of `width` columns.
