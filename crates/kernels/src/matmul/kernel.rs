@@ -10,7 +10,8 @@ use crate::simd::Simd;
 
 /// `C[MR x NV*LANES] (+)=` packed `A` panel times `B` panel over `kc` steps.
 ///
-/// `ap[p * MR + r]` is `A(r, p)`; `bp[p * ldb + j]` is `B(p, j)`; `C(r, j)` is
+/// `ap[p * lda + r]` is `A(r, p)` (`lda = MR` for a packed panel); `bp[p * ldb + j]` is
+/// `B(p, j)`; `C(r, j)` is
 /// `c[r * ldc + j]`. The accumulators start from `C` when `load_c`, else from `+0.0`.
 ///
 /// # Safety
@@ -22,6 +23,7 @@ unsafe fn kernel<S: Simd, const MR: usize, const NV: usize>(
     s: S,
     kc: usize,
     ap: *const f32,
+    lda: usize,
     bp: *const f32,
     ldb: usize,
     c: *mut f32,
@@ -46,7 +48,7 @@ unsafe fn kernel<S: Simd, const MR: usize, const NV: usize>(
             *x = unsafe { s.load(b.add(v * l)) };
         }
         for (r, row) in acc.iter_mut().enumerate() {
-            // SAFETY: row p of the A panel holds MR floats.
+            // SAFETY: A(r, p) is in bounds for r < MR, p < kc.
             let av = s.splat(unsafe { *a.add(r) });
             for (x, &bj) in row.iter_mut().zip(&bv) {
                 *x = s.fma(av, bj, *x);
@@ -55,7 +57,7 @@ unsafe fn kernel<S: Simd, const MR: usize, const NV: usize>(
         // SAFETY: stays within (or one past) the panels, whose length the caller
         // guarantees.
         unsafe {
-            a = a.add(MR);
+            a = a.add(lda);
             b = b.add(ldb);
         }
     }
@@ -79,6 +81,7 @@ pub(super) unsafe fn tile<S: Simd>(
     nv: usize,
     kc: usize,
     ap: *const f32,
+    lda: usize,
     bp: *const f32,
     ldb: usize,
     c: *mut f32,
@@ -90,7 +93,7 @@ pub(super) unsafe fn tile<S: Simd>(
             match (mr, nv) {
                 // SAFETY: the caller's contract, with MR = mr, NV = nv.
                 $(($m, $v) if $m <= S::MR && $v <= S::NV => unsafe {
-                    kernel::<S, $m, $v>(s, kc, ap, bp, ldb, c, ldc, load_c)
+                    kernel::<S, $m, $v>(s, kc, ap, lda, bp, ldb, c, ldc, load_c)
                 },)*
                 _ => unreachable!("matmul tile {mr} x {nv} vectors"),
             }

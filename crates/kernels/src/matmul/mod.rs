@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use crate::pool::run_parts;
 use crate::simd::{Simd, with_simd};
-use crate::{Exec, SendPtr};
+use crate::{Exec, Isa, SendPtr};
 
 /// Which operand is stored transposed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,8 +86,25 @@ const MC: usize = 240;
 const PAR_MIN_WORK: usize = 1 << 20;
 
 /// `(MR, NR)`: rows and columns of `C` per micro-kernel call on `S`.
+#[inline(always)]
 fn tile_shape<S: Simd>(_: S) -> (usize, usize) {
     (S::MR, S::NV * S::LANES)
+}
+
+/// Width of a packed panel holding `pw` valid columns: whole vectors only.
+#[inline(always)]
+fn panel_width<S: Simd>(_: S, pw: usize) -> usize {
+    pw.next_multiple_of(S::LANES)
+}
+
+/// [`tile_shape`] without entering the instruction set's code (checked by a test).
+pub(crate) fn tile_shape_of(isa: Isa) -> (usize, usize) {
+    match isa {
+        Isa::Scalar => (4, 4),
+        Isa::Sse2 => (4, 8),
+        Isa::Avx2 => (6, 16),
+        Isa::Avx512 => (6, 64),
+    }
 }
 
 /// Runs a product on `exec` (lengths already checked).
@@ -116,7 +133,7 @@ pub(crate) fn matmul_exec(
         }
         return;
     }
-    let (mr, nr) = with_simd!(exec.isa, |s| tile_shape(s));
+    let (mr, nr) = tile_shape_of(exec.isa);
     let threads = if m * n * k >= PAR_MIN_WORK {
         exec.threads
     } else {
@@ -133,6 +150,21 @@ pub(crate) fn matmul_exec(
     } else {
         (1, true, n)
     };
+    let g = Gemm {
+        layout,
+        a: a.as_ptr(),
+        b: b.as_ptr(),
+        c: c.as_mut_ptr(),
+        m,
+        k,
+        n,
+        accumulate,
+    };
+    if parts == 1 {
+        // SAFETY: the lengths were checked against m, k, n.
+        with_simd!(exec.isa, |s| unsafe { gemm_block(s, &g, 0..m, 0..n) });
+        return;
+    }
     let (ap, bp, cp) = (
         SendPtr(a.as_ptr().cast_mut()),
         SendPtr(b.as_ptr().cast_mut()),
@@ -212,7 +244,11 @@ fn put_pack(v: Vec<f32>) {
 unsafe fn gemm_block<S: Simd>(s: S, g: &Gemm, rows: Range<usize>, cols: Range<usize>) {
     let (mr_max, nr) = tile_shape(s);
     let (k, n) = (g.k, g.n);
-    let direct_b = g.layout != Layout::Nt && rows.len() <= mr_max;
+    // A part with a single row tile reads B (layouts Nn, Tn) and, where its rows are
+    // contiguous in memory, A in place: packing would cost more than it saves.
+    let single = rows.len() <= mr_max;
+    let direct_b = g.layout != Layout::Nt && single;
+    let direct_a = single && (g.layout == Layout::Tn || rows.len() == 1);
     let b_len = if direct_b { KC * nr } else { KC * NC };
     let a_len = KC * MC.min(rows.len().next_multiple_of(mr_max));
     let mut buf = take_pack(b_len + a_len);
@@ -234,33 +270,42 @@ unsafe fn gemm_block<S: Simd>(s: S, g: &Gemm, rows: Range<usize>, cols: Range<us
                 if !direct_b {
                     for t in 0..panels {
                         let (j, dst) = (jc + t * nr, bpack.add(t * kc * nr));
-                        pack_b(s, g, pc, j, nr.min(cols.end - j), kc, dst, nr);
+                        let pw = nr.min(cols.end - j);
+                        pack_b(s, g, pc, j, pw, kc, dst, panel_width(s, pw));
                     }
                 }
                 let mut ic = rows.start;
                 while ic < rows.end {
                     let mc = MC.min(rows.end - ic);
-                    pack_a(g, ic, mc, pc, kc, mr_max, apack);
+                    if !direct_a {
+                        pack_a(g, ic, mc, pc, kc, mr_max, apack);
+                    }
                     let mut ir = ic;
                     while ir < ic + mc {
                         let mr = mr_max.min(ic + mc - ir);
-                        let ap = apack.add((ir - ic) * kc);
+                        let (ap, lda) = if !direct_a {
+                            (apack.add((ir - ic) * kc).cast_const(), mr)
+                        } else if g.layout == Layout::Tn {
+                            (g.a.add(pc * g.m + ir), g.m)
+                        } else {
+                            (g.a.add(ir * k + pc), 1)
+                        };
                         for t in 0..panels {
                             let j = jc + t * nr;
                             let pw = nr.min(cols.end - j);
                             let nv = pw.div_ceil(S::LANES);
                             let full = pw % S::LANES == 0;
                             let (bptr, ldb) = if !direct_b {
-                                (bpack.add(t * kc * nr).cast_const(), nr)
+                                (bpack.add(t * kc * nr).cast_const(), panel_width(s, pw))
                             } else if full {
                                 (g.b.add(pc * n + j), n)
                             } else {
-                                pack_b(s, g, pc, j, pw, kc, bpack, nr);
-                                (bpack.cast_const(), nr)
+                                pack_b(s, g, pc, j, pw, kc, bpack, panel_width(s, pw));
+                                (bpack.cast_const(), panel_width(s, pw))
                             };
                             let cptr = g.c.add(ir * n + j);
                             if full {
-                                kernel::tile(s, mr, nv, kc, ap, bptr, ldb, cptr, n, load_c);
+                                kernel::tile(s, mr, nv, kc, ap, lda, bptr, ldb, cptr, n, load_c);
                             } else {
                                 // A partial vector: run on a copy of the tile.
                                 let mut tmp = [0.0f32; 6 * 64];
@@ -274,7 +319,7 @@ unsafe fn gemm_block<S: Simd>(s: S, g: &Gemm, rows: Range<usize>, cols: Range<us
                                         );
                                     }
                                 }
-                                kernel::tile(s, mr, nv, kc, ap, bptr, ldb, t, nr, load_c);
+                                kernel::tile(s, mr, nv, kc, ap, lda, bptr, ldb, t, nr, load_c);
                                 for r in 0..mr {
                                     std::ptr::copy_nonoverlapping(
                                         t.add(r * nr),
@@ -320,12 +365,12 @@ unsafe fn pack_a(
             while i0 < mc {
                 let mr = mr_max.min(mc - i0);
                 let dst = ap.wrapping_add(i0 * kc);
-                for r in 0..mr {
-                    let src = g.a.wrapping_add((ic + i0 + r) * k + pc);
-                    for p in 0..kc {
+                let src = g.a.wrapping_add((ic + i0) * k + pc);
+                for p in 0..kc {
+                    for r in 0..mr {
                         // SAFETY: row ic + i0 + r < m, column pc + p < k; the write is
                         // below mc * kc.
-                        unsafe { *dst.add(p * mr + r) = *src.add(p) };
+                        unsafe { *dst.add(p * mr + r) = *src.add(r * k + p) };
                     }
                 }
                 i0 += mr;

@@ -126,16 +126,18 @@ pub(crate) unsafe fn pack_transposed_scalar(
     let mut p0 = 0;
     while p0 < kc {
         let p1 = kc.min(p0 + BLOCK);
-        for j in 0..width {
+        for j in 0..nr {
             for p in p0..p1 {
-                // SAFETY: j < nr reads inside the caller's rows; every write is below
-                // kc * width.
-                unsafe {
-                    *dst.add(p * width + j) = if j < nr { *src.add(j * ld + p) } else { 0.0 };
-                }
+                // SAFETY: j < nr and p < kc read inside the caller's rows; every write
+                // is below kc * width.
+                unsafe { *dst.add(p * width + j) = *src.add(j * ld + p) };
             }
         }
         p0 = p1;
+    }
+    for p in 0..kc {
+        // SAFETY: columns nr..width of panel row p are inside `dst`.
+        unsafe { std::ptr::write_bytes(dst.add(p * width + nr), 0, width - nr) };
     }
 }
 

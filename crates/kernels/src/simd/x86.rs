@@ -549,9 +549,11 @@ unsafe fn pack_transposed_avx2(
         j0 += 8;
     }
     for p in 0..kc {
-        for j in nr8..width {
-            // SAFETY: j < nr reads inside the source; p * width + j < kc * width.
-            unsafe { *dst.add(p * width + j) = if j < nr { *src.add(j * ld + p) } else { 0.0 } };
+        for j in nr8..nr {
+            // SAFETY: j < nr, p < kc.
+            unsafe { *dst.add(p * width + j) = *src.add(j * ld + p) };
         }
+        // SAFETY: columns nr..width of panel row p are inside `dst`.
+        unsafe { std::ptr::write_bytes(dst.add(p * width + nr), 0, width - nr) };
     }
 }
