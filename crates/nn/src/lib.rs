@@ -30,6 +30,7 @@
 //! | [`SoftmaxAttention`] | `[batch x tokens x 3d]` -> `[batch x tokens x d]` | none |
 //! | [`CrossEntropy`] | logits `[rows x classes]`, targets `[rows]` -> loss, probabilities | none |
 //! | [`ops`] | residual add, average, scale, column blocks, transpose | none |
+//! | [`sinusoidal_positions`] | constant `[positions x size]` table (TRACE) | none |
 //!
 //! Weights used twice in one step (TRACE's shared FFN) get one activation set per use:
 //! [`Linear::new_acts`] / [`Linear::forward_with`] / [`Linear::backward_with`], likewise
@@ -89,6 +90,7 @@ mod linear_attention;
 mod loss;
 pub mod ops;
 mod param;
+mod position;
 mod prim;
 mod rng;
 
@@ -103,6 +105,7 @@ pub use linear::{Linear, LinearActs};
 pub use linear_attention::CausalLinearAttention;
 pub use loss::CrossEntropy;
 pub use param::{Module, Param, num_params, zero_grads};
+pub use position::sinusoidal_positions;
 pub use rng::{Rng, ln as ln_f64, splitmix64};
 
 /// Rows in a buffer of `len` elements of `width` columns, checked against `max_rows`.

@@ -160,3 +160,26 @@ fn layer_constructors_draw_weight_then_bias() {
         [0x3FB2_16D6, 0x3F83_53B8, 0xBFBF_486D, 0x3E38_7696]
     );
 }
+
+#[test]
+fn sinusoidal_table() {
+    let mut t = vec![0f32; 16 * 32];
+    sep_nn::sinusoidal_positions(&mut t, 16, 32);
+    let picks: Vec<u32> = [33, 47, 50, 63, 15 * 32 + 1, 15 * 32 + 17, 15 * 32 + 31]
+        .iter()
+        .map(|&i| t[i].to_bits())
+        .collect();
+    // Also equal to CPython's libm values rounded to f32.
+    assert_eq!(
+        picks,
+        [
+            0x3F08_7DBA,
+            0x393A_7753,
+            0x3F73_4E6A,
+            0x3F80_0000,
+            0x3F55_F980,
+            0xBF0C_89AC,
+            0x3F7F_FFC4
+        ]
+    );
+}
