@@ -87,7 +87,7 @@ const PAR_MIN_WORK: usize = 1 << 20;
 
 /// `(MR, NR)`: rows and columns of `C` per micro-kernel call on `S`.
 #[inline(always)]
-fn tile_shape<S: Simd>(_: S) -> (usize, usize) {
+pub(crate) fn tile_shape<S: Simd>(_: S) -> (usize, usize) {
     (S::MR, S::NV * S::LANES)
 }
 

@@ -6,7 +6,6 @@ use crate::elementwise::{
     Erf, Erfc, Exp, Gelu, GeluGrad, Ln, Sigmoid, Tanh, gelu_backward_exec, map_exec,
 };
 use crate::reduce::Map;
-use crate::simd::{Scalar, Simd};
 use crate::*;
 
 /// `erf` in `f64` from the all-positive series `2/sqrt(pi) e^{-x^2} sum 2^n x^{2n+1} /
@@ -342,6 +341,7 @@ fn gelu_backward_matches_scalar() {
 #[test]
 fn sse2_fma_emulation_is_exact() {
     use crate::simd::x86::run_sse2;
+    use crate::simd::{Scalar, Simd};
     let mut rng = Rng::new(11);
     let mut triples = Vec::new();
     for _ in 0..200_000 {

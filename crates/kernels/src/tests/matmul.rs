@@ -132,3 +132,16 @@ fn signed_zeros() {
         assert_eq!(c.map(f32::to_bits), [0x8000_0000; 2], "{exec:?}");
     }
 }
+
+#[test]
+fn tile_shape_table_matches_the_isa_code() {
+    use crate::matmul::{tile_shape, tile_shape_of};
+    use crate::simd::with_simd;
+    for isa in super::isas() {
+        assert_eq!(
+            tile_shape_of(isa),
+            with_simd!(isa, |s| tile_shape(s)),
+            "{isa}"
+        );
+    }
+}

@@ -5,6 +5,7 @@
 //! Tests pass [`Exec`] explicitly to the internal entry points, so they never touch the
 //! process-wide settings; the few that test those settings hold [`GLOBAL`].
 
+mod golden;
 mod math;
 mod matmul;
 mod pool;
