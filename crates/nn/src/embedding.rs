@@ -1,7 +1,7 @@
 //! Lookup table of learned vectors, PyTorch's `nn.Embedding`.
 //!
-//! Start with [`Embedding::new`]. Shapes: ids `[n]` (any integer type that converts to
-//! `usize`, e.g. the context bytes as `u8`), `weight = [num_embeddings x dim]`, output
+//! Start with [`Embedding::new`]. Shapes: ids `[n]` (`u8`, `u16` or `usize`: any type with
+//! `Into<usize>`, e.g. the context bytes), `weight = [num_embeddings x dim]`, output
 //! `[n x dim]` with row `i` = `weight[ids[i]]`. For a batch of contexts, `n = batch * L`
 //! and the output reads as `[batch x L x dim]`, which is also `[batch x L*dim]`.
 //!

@@ -31,6 +31,13 @@
 //! `dq_t = 2 q_t (S_t dnum_t + dden_t z_t)`, where `dnum_t = dout_t / den_t` and
 //! `dden_t = -(dout_t . out_t) / den_t`.
 //!
+//! The all-tokens mode runs these loops directly (fast only in builds with FMA enabled
+//! at compile time). The last-token mode, TRACE's, performs the same operations through
+//! kernel calls per batch element and head (`S = phi(K)^T V` by
+//! [`sep_kernels::matmul_tn`], `z` by [`sep_kernels::sum_cols`], then matrix-vector
+//! products), whose documented orders equal the loops' exactly; a test checks the two
+//! modes agree bit for bit.
+//!
 //! ```
 //! use sep_nn::CausalLinearAttention;
 //! let mut att = CausalLinearAttention::new(2, 1, 2, 1); // 2 tokens, 1 head of 2, batch 1

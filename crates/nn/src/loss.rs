@@ -1,7 +1,7 @@
 //! Softmax cross-entropy on logits, mean over the batch, exposing the probabilities.
 //!
-//! Start with [`CrossEntropy::new`]. Logits `[rows x classes]`, targets `[rows]` (any
-//! integer type that converts to `usize`, e.g. the coded bytes as `u8`).
+//! Start with [`CrossEntropy::new`]. Logits `[rows x classes]`, targets `[rows]` (`u8`,
+//! `u16` or `usize`: any type with `Into<usize>`, e.g. the coded bytes).
 //!
 //! The compressor needs the probabilities *before* it knows the targets (the decoder
 //! decodes each byte from them), so the pass is split:

@@ -13,6 +13,7 @@
 //! | [`add`]: `y = a + b` | `da = dy`, `db = dy` |
 //! | [`average`]: `y = (a + b) * 0.5` | `da = db = dy * 0.5` ([`scale`]) |
 //! | [`scale`]: `y = s * x` | `dx = s * dy` |
+//! | [`mul`]: `y = a * b` | `da = dy * b`, `db = dy * a` ([`mul`] again) |
 //! | [`copy_columns`] (gather a column block) | [`add_columns`] the gradient back |
 //! | [`transpose`] `[r x c] -> [c x r]` | [`transpose`] `[c x r] -> [r x c]` |
 //!
@@ -53,6 +54,17 @@ pub fn average(a: &[f32], b: &[f32], out: &mut [f32]) {
     );
     for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
         *o = (x + y) * 0.5;
+    }
+}
+
+/// `out = a * b`, elementwise (a gate, e.g. a sigmoid mask over patches).
+pub fn mul(a: &[f32], b: &[f32], out: &mut [f32]) {
+    assert!(
+        a.len() == b.len() && a.len() == out.len(),
+        "ops::mul: lengths differ"
+    );
+    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+        *o = x * y;
     }
 }
 
