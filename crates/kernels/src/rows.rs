@@ -14,18 +14,18 @@ use crate::reduce::{Combine, RowOp, reduce_row};
 use crate::simd::{Scalar, Simd, with_simd};
 use crate::{Exec, SendPtr};
 
-/// Elements per thread part (rounded to whole rows or 16-column blocks).
+/// Below two of these many elements a row operation runs on the calling thread.
 const PAR_ELEMS: usize = 1 << 14;
 
-/// Splits `count` units of `unit_cost` elements into parts; returns (parts, per part).
-fn split(count: usize, unit_cost: usize, align: usize) -> (usize, usize) {
+/// Splits `count` units (rows, or columns) of `unit_cost` elements each into at most
+/// `threads` equal parts of whole multiples of `align` units; small jobs stay whole.
+/// Returns (parts, units per part).
+fn split(count: usize, unit_cost: usize, align: usize, threads: usize) -> (usize, usize) {
     let total = count.saturating_mul(unit_cost.max(1));
-    if total < 2 * PAR_ELEMS || count <= align {
+    if threads <= 1 || total < 2 * PAR_ELEMS || count <= align {
         return (1, count.max(1));
     }
-    let per = (PAR_ELEMS / unit_cost.max(1))
-        .max(1)
-        .next_multiple_of(align);
+    let per = count.div_ceil(threads).next_multiple_of(align);
     (count.div_ceil(per), per)
 }
 
@@ -37,7 +37,11 @@ fn for_ranges(
     align: usize,
     f: &(dyn Fn(usize, usize) + Sync),
 ) {
-    let (parts, per) = split(count, unit_cost, align);
+    let (parts, per) = split(count, unit_cost, align, exec.threads);
+    if parts == 1 {
+        f(0, count);
+        return;
+    }
     run_parts(parts, exec.threads, &|part| {
         let lo = part * per;
         f(lo, count.min(lo + per));
@@ -70,6 +74,21 @@ impl RowOp for SumExp {
         // SAFETY: the caller keeps i + LANES within the row.
         let x = unsafe { s.load(self.0.add(i)) };
         s.add(acc, exp_v(s, s.sub(x, s.splat(self.1))))
+    }
+}
+
+/// `e = exp(x[i] - shift)`, stored to `y[i]`; `acc + e`. (`x == y` allowed: each
+/// element is read before it is written.)
+struct ExpStoreSum(*const f32, *mut f32, f32);
+impl RowOp for ExpStoreSum {
+    #[inline(always)]
+    unsafe fn step<S: Simd>(&self, s: S, acc: S::V, i: usize) -> S::V {
+        // SAFETY: the caller keeps i + LANES within the row, for x and y alike.
+        unsafe {
+            let e = exp_v(s, s.sub(s.load(self.0.add(i)), s.splat(self.2)));
+            s.store(self.1.add(i), e);
+            s.add(acc, e)
+        }
     }
 }
 
@@ -149,16 +168,8 @@ unsafe fn softmax_row<S: Simd>(s: S, x: *const f32, y: *mut f32, n: usize) {
     // SAFETY: every index below is below n, as the caller guarantees.
     unsafe {
         let max = reduce_row(s, &Max(x), n, f32::NEG_INFINITY, Combine::Max);
-        let e = |t_x: f32| exp_v(Scalar, t_x - max);
-        each::<S>(
-            n,
-            |i| {
-                let v = exp_v(s, s.sub(s.load(x.add(i)), s.splat(max)));
-                s.store(y.add(i), v);
-            },
-            |i| *y.add(i) = e(*x.add(i)),
-        );
-        let sum = reduce_row(s, &Sum(y), n, 0.0, Combine::Add);
+        // One pass stores e = exp(x - max) and sums the stored values.
+        let sum = reduce_row(s, &ExpStoreSum(x, y, max), n, 0.0, Combine::Add);
         each::<S>(
             n,
             |i| s.store(y.add(i), s.div(s.load(y.add(i)), s.splat(sum))),
@@ -291,12 +302,94 @@ unsafe fn layernorm_row_backward<S: Simd>(
     }
 }
 
+/// Runs `block::<W>` over `lo..hi` in steps of `W` vectors, then of one vector, then the
+/// scalar tail; which step covers a column never changes its chain.
+macro_rules! column_blocks {
+    ($s:expr, $lo:expr, $hi:expr, $w:literal, |$t:ident, $j:ident, $width:ident| $block:expr) => {{
+        let (lo, hi) = ($lo, $hi);
+        let l = lanes_of($s);
+        let mut j = lo;
+        while j + $w * l <= hi {
+            let ($t, $j) = ($s, j);
+            {
+                const $width: usize = $w;
+                $block;
+            }
+            j += $w * l;
+        }
+        while j + l <= hi {
+            let ($t, $j) = ($s, j);
+            {
+                const $width: usize = 1;
+                $block;
+            }
+            j += l;
+        }
+        while j < hi {
+            let ($t, $j) = (Scalar, j);
+            {
+                const $width: usize = 1;
+                $block;
+            }
+            j += 1;
+        }
+    }};
+}
+
+#[inline(always)]
+fn lanes_of<S: Simd>(_: S) -> usize {
+    S::LANES
+}
+
 /// `dgamma[j] = fma(dy[r,j], xhat[r,j], dgamma[j])`, `dbeta[j] = dbeta[j] + dy[r,j]` for
-/// rows `r` in order, columns `j` in `lo..hi`.
+/// rows `r` in order, columns `j..j + W * LANES`.
 ///
 /// # Safety
 /// `dy`, `x` hold `rows * n`, `mean`, `rstd` hold `rows`, `dgamma`, `dbeta` hold `n`,
-/// and `lo <= hi <= n`.
+/// and `j + W * LANES <= n`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn param_grads_block<T: Simd, const W: usize>(
+    t: T,
+    dy: *const f32,
+    x: *const f32,
+    mean: *const f32,
+    rstd: *const f32,
+    dgamma: *mut f32,
+    dbeta: *mut f32,
+    rows: usize,
+    n: usize,
+    j: usize,
+) {
+    let l = T::LANES;
+    // SAFETY: the caller's contract covers every index.
+    unsafe {
+        let mut dg = [t.splat(0.0); W];
+        let mut db = [t.splat(0.0); W];
+        for w in 0..W {
+            dg[w] = t.load(dgamma.add(j + w * l));
+            db[w] = t.load(dbeta.add(j + w * l));
+        }
+        for r in 0..rows {
+            let (m, rs) = (*mean.add(r), *rstd.add(r));
+            for w in 0..W {
+                let o = r * n + j + w * l;
+                let d = t.load(dy.add(o));
+                dg[w] = t.fma(d, xhat(t, t.load(x.add(o)), m, rs), dg[w]);
+                db[w] = t.add(db[w], d);
+            }
+        }
+        for w in 0..W {
+            t.store(dgamma.add(j + w * l), dg[w]);
+            t.store(dbeta.add(j + w * l), db[w]);
+        }
+    }
+}
+
+/// [`param_grads_block`] over columns `lo..hi`.
+///
+/// # Safety
+/// As for [`param_grads_block`], with `lo <= hi <= n`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn layernorm_param_grads<S: Simd>(
@@ -312,44 +405,47 @@ unsafe fn layernorm_param_grads<S: Simd>(
     lo: usize,
     hi: usize,
 ) {
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn one<T: Simd>(
-        t: T,
-        dy: *const f32,
-        x: *const f32,
-        mean: *const f32,
-        rstd: *const f32,
-        dgamma: *mut f32,
-        dbeta: *mut f32,
-        rows: usize,
-        n: usize,
-        j: usize,
-    ) {
-        // SAFETY: the caller keeps j + LANES <= n and r < rows.
-        unsafe {
-            let mut dg = t.load(dgamma.add(j));
-            let mut db = t.load(dbeta.add(j));
-            for r in 0..rows {
-                let d = t.load(dy.add(r * n + j));
-                let h = xhat(t, t.load(x.add(r * n + j)), *mean.add(r), *rstd.add(r));
-                dg = t.fma(d, h, dg);
-                db = t.add(db, d);
-            }
-            t.store(dgamma.add(j), dg);
-            t.store(dbeta.add(j), db);
-        }
-    }
-    each::<S>(
-        hi - lo,
-        // SAFETY: lo + i + LANES <= hi <= n.
-        |i| unsafe { one(s, dy, x, mean, rstd, dgamma, dbeta, rows, n, lo + i) },
-        // SAFETY: lo + i < hi <= n.
-        |i| unsafe { one(Scalar, dy, x, mean, rstd, dgamma, dbeta, rows, n, lo + i) },
-    );
+    column_blocks!(s, lo, hi, 4, |t, j, W| {
+        // SAFETY: j + W * LANES <= hi <= n.
+        unsafe { param_grads_block::<_, W>(t, dy, x, mean, rstd, dgamma, dbeta, rows, n, j) }
+    });
 }
 
-/// `out[j] (+)= x[0,j] + x[1,j] + ...` in row order, for columns `lo..hi`.
+/// `out[j] (+)= x[0,j] + x[1,j] + ...` in row order, columns `j..j + W * LANES`.
+///
+/// # Safety
+/// `x` holds `rows * n`, `out` holds `n`, `j + W * LANES <= n`.
+#[inline(always)]
+unsafe fn sum_cols_block<T: Simd, const W: usize>(
+    t: T,
+    x: *const f32,
+    out: *mut f32,
+    rows: usize,
+    n: usize,
+    j: usize,
+    accumulate: bool,
+) {
+    let l = T::LANES;
+    // SAFETY: the caller's contract covers every index.
+    unsafe {
+        let mut acc = [t.splat(0.0); W];
+        if accumulate {
+            for (w, a) in acc.iter_mut().enumerate() {
+                *a = t.load(out.add(j + w * l));
+            }
+        }
+        for r in 0..rows {
+            for (w, a) in acc.iter_mut().enumerate() {
+                *a = t.add(*a, t.load(x.add(r * n + j + w * l)));
+            }
+        }
+        for (w, a) in acc.iter().enumerate() {
+            t.store(out.add(j + w * l), *a);
+        }
+    }
+}
+
+/// [`sum_cols_block`] over columns `lo..hi`.
 ///
 /// # Safety
 /// `x` holds `rows * n`, `out` holds `n`, `lo <= hi <= n`.
@@ -365,37 +461,10 @@ unsafe fn sum_cols_range<S: Simd>(
     hi: usize,
     accumulate: bool,
 ) {
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn one<T: Simd>(
-        t: T,
-        x: *const f32,
-        out: *mut f32,
-        rows: usize,
-        n: usize,
-        j: usize,
-        accumulate: bool,
-    ) {
-        // SAFETY: the caller keeps j + LANES <= n.
-        unsafe {
-            let mut acc = if accumulate {
-                t.load(out.add(j))
-            } else {
-                t.splat(0.0)
-            };
-            for r in 0..rows {
-                acc = t.add(acc, t.load(x.add(r * n + j)));
-            }
-            t.store(out.add(j), acc);
-        }
-    }
-    each::<S>(
-        hi - lo,
-        // SAFETY: lo + i + LANES <= hi <= n.
-        |i| unsafe { one(s, x, out, rows, n, lo + i, accumulate) },
-        // SAFETY: lo + i < hi <= n.
-        |i| unsafe { one(Scalar, x, out, rows, n, lo + i, accumulate) },
-    );
+    column_blocks!(s, lo, hi, 8, |t, j, W| {
+        // SAFETY: j + W * LANES <= hi <= n.
+        unsafe { sum_cols_block::<_, W>(t, x, out, rows, n, j, accumulate) }
+    });
 }
 
 fn check(name: &str, len: usize, rows: usize, n: usize) {
@@ -644,7 +713,7 @@ pub(crate) fn layernorm_backward_exec(
             }
         });
     });
-    for_ranges(exec, n, rows, 16, &|lo, hi| {
+    for_ranges(exec, n, rows, 128, &|lo, hi| {
         // SAFETY: the caller checked the lengths; column blocks are disjoint per part.
         with_simd!(exec.isa, |s| unsafe {
             layernorm_param_grads(
@@ -711,7 +780,7 @@ pub(crate) fn sum_cols_exec(
     accumulate: bool,
 ) {
     let (xp, op) = (SendPtr(x.as_ptr().cast_mut()), SendPtr(out.as_mut_ptr()));
-    for_ranges(exec, n, rows, 16, &|lo, hi| {
+    for_ranges(exec, n, rows, 128, &|lo, hi| {
         // SAFETY: the caller checked the lengths; column blocks are disjoint per part.
         with_simd!(exec.isa, |s| unsafe {
             sum_cols_range(s, xp.get(), op.get(), rows, n, lo, hi, accumulate)
