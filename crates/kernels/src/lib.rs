@@ -18,6 +18,25 @@
 //!   crate's own polynomials, never libm, and each is written once, generically, for
 //!   the scalar and every vector path.
 //!
+//! # Row reductions
+//!
+//! Every reduction along a row of `n` elements (the max and sums of [`softmax_rows`] and
+//! [`log_softmax_rows`], the mean and variance of [`layernorm_rows`], the two sums of
+//! [`layernorm_rows_backward`], [`sum_rows`]) has this structure, whatever the SIMD
+//! width:
+//!
+//! ```text
+//! acc[0..16] = init                          (+0.0 for sums, -inf for max)
+//! for i in 0..n:      acc[i % 16] = op(acc[i % 16], x[i])
+//! for w in [8, 4, 2, 1]:
+//!     for q in 0..w:  acc[q] = combine(acc[q], acc[q + w])   (+, or max)
+//! result = acc[0]
+//! ```
+//!
+//! where `max(a, b)` is `if a > b { a } else { b }`. Reductions down columns
+//! ([`sum_cols`], LayerNorm's `dgamma`/`dbeta`) are one chain per column over the rows in
+//! order. `DETERMINISM-KERNELS.md` lists every instance.
+//!
 //! Start with [`matmul`], [`matmul_tn`] and [`matmul_nt`]. The instruction set is
 //! detected at run time ([`active_isa`], overridable with `SEP_KERNELS_ISA` or
 //! [`force_isa`]); large calls are split over a persistent thread pool

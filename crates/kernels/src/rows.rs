@@ -475,7 +475,7 @@ fn check(name: &str, len: usize, rows: usize, n: usize) {
 }
 
 /// Row-wise softmax: for each row, `y = exp(x - max) / sum`, where `max` is the 16-lane
-/// max reduction of the row (see [`crate::reduce`]) and `sum` the 16-lane sum of the
+/// max reduction of the row (see [row reductions](crate#row-reductions)) and `sum` the 16-lane sum of the
 /// stored `exp(x - max)` values; each output is one correctly rounded division.
 ///
 /// # Panics
@@ -734,7 +734,7 @@ pub(crate) fn layernorm_backward_exec(
 }
 
 /// One sum per row: `out[r] = sum(x[r, ..])` with the 16-lane structure of
-/// [`crate::reduce`] (accumulators start at `+0.0`).
+/// [row reductions](crate#row-reductions) (accumulators start at `+0.0`).
 ///
 /// # Panics
 /// If `x` is shorter than `rows * n` or `out` than `rows`.

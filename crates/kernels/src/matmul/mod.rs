@@ -82,8 +82,9 @@ const KC: usize = 256;
 const NC: usize = 512;
 /// Rows of `A` packed at once; a multiple of every `MR` (4 and 6).
 const MC: usize = 240;
-/// Below this many multiply-adds a product runs on the calling thread only.
-const PAR_MIN_WORK: usize = 1 << 20;
+/// Below this many multiply-adds (about 40 us on one AVX-512 core) a product runs on
+/// the calling thread only: waking a pool thread costs tens of microseconds.
+const PAR_MIN_WORK: usize = 1 << 22;
 
 /// `(MR, NR)`: rows and columns of `C` per micro-kernel call on `S`.
 #[inline(always)]
@@ -134,7 +135,7 @@ pub(crate) fn matmul_exec(
         return;
     }
     let (mr, nr) = tile_shape_of(exec.isa);
-    let threads = if m * n * k >= PAR_MIN_WORK {
+    let threads = if m.saturating_mul(n).saturating_mul(k) >= PAR_MIN_WORK {
         exec.threads
     } else {
         1

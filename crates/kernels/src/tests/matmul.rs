@@ -67,7 +67,9 @@ fn awkward_shapes() {
     }
 }
 
-/// Long enough `k` to cross k-blocks, and enough work to run on the pool.
+/// Long enough `k` to cross k-blocks (`KC = 256`), and enough work (at least
+/// `PAR_MIN_WORK` = 2^22 multiply-adds for most) to run on the pool, split by columns
+/// (wide `n`) or by rows (narrow `n`).
 #[test]
 fn blocked_and_threaded_shapes() {
     let mut rng = Rng::new(2);
@@ -78,6 +80,7 @@ fn blocked_and_threaded_shapes() {
         (128, 256, 128),
         (64, 1030, 96),
         (200, 64, 257),
+        (600, 300, 40),
     ] {
         check_shape(&mut rng, m, k, n, true);
     }
