@@ -85,6 +85,8 @@ const MC: usize = 240;
 /// Below this many multiply-adds (about 40 us on one AVX-512 core) a product runs on
 /// the calling thread only: waking a pool thread costs tens of microseconds.
 const PAR_MIN_WORK: usize = 1 << 22;
+/// Parts a threaded product is cut into, per thread.
+const PARTS_PER_THREAD: usize = 4;
 
 /// `(MR, NR)`: rows and columns of `C` per micro-kernel call on `S`.
 #[inline(always)]
@@ -141,12 +143,15 @@ pub(crate) fn matmul_exec(
         1
     };
     let (panels, row_tiles) = (n.div_ceil(nr), m.div_ceil(mr));
-    // (parts, split columns?, columns or rows per part)
+    // (parts, split columns?, columns or rows per part). Several parts per thread, taken
+    // in turn from the pool's queue, keep both threads busy when one of them is slowed
+    // down by another process; the extra packing of A this costs is small.
+    let want = threads * PARTS_PER_THREAD;
     let (parts, by_cols, per) = if threads > 1 && panels >= threads {
-        let per = panels.div_ceil(threads) * nr;
+        let per = panels.div_ceil(want.min(panels)) * nr;
         (n.div_ceil(per), true, per)
     } else if threads > 1 && row_tiles >= 2 {
-        let per = row_tiles.div_ceil(threads.min(row_tiles)) * mr;
+        let per = row_tiles.div_ceil(want.min(row_tiles)) * mr;
         (m.div_ceil(per), false, per)
     } else {
         (1, true, n)
