@@ -2,17 +2,21 @@
 //! threads, taking the *best* of many repetitions (robust on a shared, busy machine,
 //! where criterion's mean mostly measures the neighbours).
 //!
-//! `cargo run --release -p sep-kernels --example gflops [reps]`
+//! `cargo run --release -p sep-kernels --example gflops [reps] [shapes]` (the first
+//! `shapes` shapes of the list only, default all).
 
 use std::time::Instant;
 
 type Matmul = fn(&[f32], &[f32], &mut [f32], usize, usize, usize, bool);
 
 fn main() {
-    let reps: usize = std::env::args()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(30);
+    let arg = |i: usize| {
+        std::env::args()
+            .nth(i)
+            .and_then(|s| s.parse::<usize>().ok())
+    };
+    let reps = arg(1).unwrap_or(30);
+    let count = arg(2).unwrap_or(usize::MAX);
     println!("isa: {}", sep_kernels::active_isa());
     let layouts: [(&str, Matmul); 3] = [
         ("nn", sep_kernels::matmul),
@@ -34,7 +38,7 @@ fn main() {
         "layout", "m x k x n", "1t GF/s", "2t GF/s"
     );
     for (name, f) in layouts {
-        for (m, k, n) in shapes {
+        for &(m, k, n) in shapes.iter().take(count) {
             let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 * 0.1 - 0.3).collect();
             let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32 * 0.1 - 0.2).collect();
             let mut c = vec![0.0f32; m * n];
