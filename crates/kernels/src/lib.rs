@@ -18,6 +18,21 @@
 //!   crate's own polynomials, never libm, and each is written once, generically, for
 //!   the scalar and every vector path.
 //!
+//! # Matrix products
+//!
+//! [`matmul`], [`matmul_tn`] and [`matmul_nt`] take dense row-major slices and compute
+//! every element of `C[m x n]` as one chain:
+//!
+//! ```text
+//! acc = if accumulate { c[i,j] } else { +0.0 }
+//! for p in 0..k (in order):  acc = a(i,p).mul_add(b(p,j), acc)
+//! c[i,j] = acc
+//! ```
+//!
+//! with `a(i,p)` = `a[i*k + p]` (or `a[p*m + i]` for `matmul_tn`) and `b(p,j)` =
+//! `b[p*n + j]` (or `b[j*k + p]` for `matmul_nt`). Register tiling, packing, k-blocking
+//! and threads never change this order.
+//!
 //! # Row reductions
 //!
 //! Every reduction along a row of `n` elements (the max and sums of [`softmax_rows`] and

@@ -24,7 +24,8 @@ pub(crate) enum Layout {
     Nt,
 }
 
-/// `C[m x n] (+)= A[m x k] * B[k x n]`.
+/// `C[m x n] (+)= A[m x k] * B[k x n]`, each element one `mul_add` chain over `p` in
+/// order (see [matrix products](crate#matrix-products)).
 ///
 /// # Panics
 /// If a slice is shorter than its shape.
@@ -33,7 +34,9 @@ pub fn matmul(a: &[f32], b: &[f32], c: &mut [f32], m: usize, k: usize, n: usize,
     matmul_exec(Exec::current(), Layout::Nn, a, b, c, m, k, n, accumulate);
 }
 
-/// `C[m x n] (+)= A^T * B` where `A` is stored `[k x m]` and `B` is `[k x n]`.
+/// `C[m x n] (+)= A^T * B` where `A` is stored `[k x m]` and `B` is `[k x n]`, each
+/// element one `mul_add` chain over `p` in order (see
+/// [matrix products](crate#matrix-products)). The gradient form `dW = dY^T X`.
 ///
 /// # Panics
 /// If a slice is shorter than its shape.
@@ -50,7 +53,9 @@ pub fn matmul_tn(
     matmul_exec(Exec::current(), Layout::Tn, a, b, c, m, k, n, accumulate);
 }
 
-/// `C[m x n] (+)= A * B^T` where `A` is `[m x k]` and `B` is stored `[n x k]`.
+/// `C[m x n] (+)= A * B^T` where `A` is `[m x k]` and `B` is stored `[n x k]`, each
+/// element one `mul_add` chain over `p` in order (see
+/// [matrix products](crate#matrix-products)). The `X W^T` form of a linear layer.
 ///
 /// # Panics
 /// If a slice is shorter than its shape.
