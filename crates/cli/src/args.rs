@@ -9,7 +9,13 @@ use std::path::PathBuf;
 /// -d). With no FILE, or when FILE is -, reads standard input and writes
 /// standard output.
 #[derive(Debug, Parser)]
-#[command(name = "sep", version, about, max_term_width = 100)]
+#[command(
+    name = "sep",
+    version,
+    about,
+    max_term_width = 100,
+    args_override_self = true
+)]
 pub struct Args {
     /// Files to process; none or `-` means standard input.
     pub files: Vec<PathBuf>,
@@ -55,9 +61,21 @@ pub struct Args {
     #[arg(short = 'T', long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
 
-    /// Model: store, order2.
-    #[arg(short = 'm', long, value_name = "NAME", default_value = "order2")]
+    /// Model: neural (the default), order2 (fast context mixing), store.
+    #[arg(short = 'm', long, value_name = "NAME", default_value = "neural")]
     pub model: String,
+
+    /// Neural preset: fast, default, max, paper-pac (implies --model neural).
+    #[arg(short = 'p', long, value_name = "NAME")]
+    pub preset: Option<String>,
+
+    /// Neural: the most streams (B) a block is split into.
+    #[arg(long, value_name = "B")]
+    pub streams: Option<u32>,
+
+    /// Neural: bytes of context (L) the network sees.
+    #[arg(long, value_name = "L")]
+    pub context: Option<u16>,
 
     /// Raw bytes per independent block, e.g. 4M, 16MiB, 65536.
     #[arg(short = 'B', long, value_name = "SIZE", value_parser = parse_size)]

@@ -54,6 +54,58 @@ fn main() -> ExitCode {
     }
 }
 
+/// The model from `--model`, `--preset`, `--streams` and `--context`.
+fn choose_model(args: &Args) -> Result<sep::Model> {
+    let mut model = match &args.preset {
+        Some(name) => {
+            let preset = sep::Preset::from_name(name).ok_or_else(|| {
+                let names: Vec<&str> = sep::Preset::ALL.iter().map(|p| p.name()).collect();
+                Usage(format!(
+                    "unknown preset '{name}' (available: {})",
+                    names.join(", ")
+                ))
+            })?;
+            if args.model != "neural" {
+                return Err(Usage(format!(
+                    "--preset applies to the neural model, not '{}'",
+                    args.model
+                ))
+                .into());
+            }
+            sep::Model::preset(preset)
+        }
+        None => sep::Model::from_name(&args.model).ok_or_else(|| {
+            Usage(format!(
+                "unknown model '{}' (available: {})",
+                args.model,
+                sep::Model::NAMES.join(", ")
+            ))
+        })?,
+    };
+    if args.streams.is_some() || args.context.is_some() {
+        let sep::Model::Neural(config) = &mut model else {
+            return Err(Usage("--streams and --context apply to the neural model".into()).into());
+        };
+        if let Some(b) = args.streams {
+            if !(1..=sep::format::MAX_STREAMS).contains(&b) {
+                return Err(Usage(format!(
+                    "--streams {b} is outside 1..={}",
+                    sep::format::MAX_STREAMS
+                ))
+                .into());
+            }
+            config.streams = b;
+        }
+        if let Some(l) = args.context {
+            let sep::BackboneConfig::Pac(pac) = &mut config.backbone;
+            pac.context = l;
+            pac.validate()
+                .map_err(|e| Usage(format!("--context {l}: {e}")))?;
+        }
+    }
+    Ok(model)
+}
+
 /// `sep info FILE...` is `sep -l FILE...`.
 fn rewrite_subcommands(mut argv: Vec<OsString>) -> Vec<OsString> {
     if argv.get(1).is_some_and(|a| a == "info") {
@@ -81,14 +133,7 @@ fn run(args: &Args) -> Result<bool> {
     } else {
         Mode::Compress
     };
-    let model = sep::Model::from_name(&args.model).ok_or_else(|| {
-        let names: Vec<&str> = sep::Model::ALL.iter().map(|m| m.name()).collect();
-        Usage(format!(
-            "unknown model '{}' (available: {})",
-            args.model,
-            names.join(", ")
-        ))
-    })?;
+    let model = choose_model(args)?;
     let mut inputs: Vec<PathBuf> = args.files.clone();
     if inputs.is_empty() {
         inputs.push(PathBuf::from("-"));
@@ -257,7 +302,7 @@ impl Ctx<'_> {
         let mut inp = open_input(input)?;
         let mut out = self.open_output(input, out_path.as_deref())?;
         let options = sep::Options {
-            model: self.model,
+            model: self.model.clone(),
             block_size: self.args.block_size,
             threads: self.threads,
             seed: self.args.seed,

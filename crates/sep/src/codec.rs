@@ -4,60 +4,84 @@
 //! choice that goes into the header (section 4 of doc/FORMAT.md) and is
 //! rebuilt from it by the decoder.
 
+use crate::engine;
 use crate::error::{Error, Result};
 use crate::format::Header;
+use crate::neural::{NeuralConfig, Preset};
 use sep_cm::{Order2, Order2Params};
 use sep_coder::{Decoder as RangeDecoder, Encoder as RangeEncoder};
 
 /// The model a user asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Model {
     /// No model: blocks are stored as they are (`model_id` 0).
     Store,
     /// The fast order-2 context-mixing model (`model_id` 1).
-    #[default]
     Order2,
+    /// A neural network trained online (`model_id` 2).
+    Neural(NeuralConfig),
+}
+
+impl Default for Model {
+    /// The neural `default` preset.
+    fn default() -> Self {
+        Model::Neural(NeuralConfig::preset(Preset::Default))
+    }
 }
 
 impl Model {
-    /// Every model, for listings.
-    pub const ALL: [Model; 2] = [Model::Store, Model::Order2];
+    /// Command-line names of the model kinds.
+    pub const NAMES: [&'static str; 3] = ["neural", "order2", "store"];
 
     /// The name used on the command line and in listings.
-    pub fn name(self) -> &'static str {
+    pub fn name(&self) -> &'static str {
         match self {
             Model::Store => "store",
             Model::Order2 => "order2",
+            Model::Neural(_) => "neural",
         }
     }
 
-    /// The model with this command-line name.
+    /// The model with this command-line name (`neural` is its default preset).
     pub fn from_name(name: &str) -> Option<Model> {
-        Model::ALL.into_iter().find(|m| m.name() == name)
+        match name {
+            "store" => Some(Model::Store),
+            "order2" => Some(Model::Order2),
+            "neural" => Some(Model::default()),
+            _ => None,
+        }
+    }
+
+    /// The neural model of a preset.
+    pub fn preset(p: Preset) -> Model {
+        Model::Neural(NeuralConfig::preset(p))
     }
 
     /// The block size used when the user gives none.
-    pub(crate) fn default_block_size(self) -> u32 {
+    pub(crate) fn default_block_size(&self) -> u32 {
         16 << 20
     }
 
     /// Resolves the choice for blocks of `block_size` bytes.
-    pub(crate) fn configure(self, block_size: u32) -> ModelConfig {
+    pub(crate) fn configure(&self, block_size: u32) -> ModelConfig {
         match self {
             Model::Store => ModelConfig::Store,
             Model::Order2 => ModelConfig::Order2(Order2Params::for_block_len(block_size.into())),
+            Model::Neural(c) => ModelConfig::Neural(c.clone()),
         }
     }
 }
 
 /// A model with every hyperparameter fixed, as stored in the header.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum ModelConfig {
     /// `model_id` 0.
     Store,
     /// `model_id` 1.
     Order2(Order2Params),
+    /// `model_id` 2.
+    Neural(NeuralConfig),
 }
 
 impl ModelConfig {
@@ -66,6 +90,7 @@ impl ModelConfig {
         match self {
             ModelConfig::Store => 0,
             ModelConfig::Order2(_) => 1,
+            ModelConfig::Neural(_) => 2,
         }
     }
 
@@ -74,6 +99,7 @@ impl ModelConfig {
         match self {
             ModelConfig::Store => Model::Store,
             ModelConfig::Order2(_) => Model::Order2,
+            ModelConfig::Neural(c) => Model::Neural(c.clone()),
         }
     }
 
@@ -82,6 +108,7 @@ impl ModelConfig {
         match self {
             ModelConfig::Store => (1, 0, Vec::new()),
             ModelConfig::Order2(p) => (1, 2, vec![p.table_bits, 0, 0, 0]),
+            ModelConfig::Neural(c) => (c.streams, c.context() as u16, c.to_params()),
         }
     }
 
@@ -132,15 +159,19 @@ impl ModelConfig {
                 }
                 Ok(ModelConfig::Order2(Order2Params { table_bits: bits }))
             }
+            2 => NeuralConfig::from_params(&h.params, h.streams, h.context)
+                .map(ModelConfig::Neural)
+                .map_err(|why| Error::InvalidModel { why }),
             id => Err(Error::UnknownModel(id)),
         }
     }
 
-    /// Bytes of model state one block's coder holds.
-    pub fn memory_bytes(&self) -> u64 {
+    /// Bytes of model state the coder of one block of `block_len` bytes holds.
+    pub fn memory_bytes(&self, block_len: u64) -> u64 {
         match self {
             ModelConfig::Store => 0,
             ModelConfig::Order2(p) => p.memory_bytes(),
+            ModelConfig::Neural(c) => c.memory_bytes(engine::stream_count(c, block_len as usize)),
         }
     }
 
@@ -149,13 +180,20 @@ impl ModelConfig {
         match self {
             ModelConfig::Store => "store".into(),
             ModelConfig::Order2(p) => format!("order2 (table_bits {})", p.table_bits),
+            ModelConfig::Neural(c) => c.describe(),
         }
     }
 
     /// Codes one block; `None` means the model cannot code it (store it).
-    pub(crate) fn encode_block(&self, _seed: u64, raw: &[u8]) -> Option<Vec<Vec<u8>>> {
+    pub(crate) fn encode_block(&self, seed: u64, raw: &[u8]) -> Option<Vec<Vec<u8>>> {
         match self {
             ModelConfig::Store => None,
+            ModelConfig::Neural(c) => Some(engine::encode_block(
+                c,
+                seed,
+                raw,
+                engine::stream_count(c, raw.len()),
+            )),
             ModelConfig::Order2(p) => {
                 let mut enc = RangeEncoder::with_capacity(raw.len() / 2);
                 let mut model = Order2::new(p);
@@ -168,7 +206,7 @@ impl ModelConfig {
     }
 
     /// Decodes one modelled block into `out` (its `raw_len` bytes).
-    pub(crate) fn decode_block(&self, _seed: u64, streams: &[&[u8]], out: &mut [u8]) -> Result<()> {
+    pub(crate) fn decode_block(&self, seed: u64, streams: &[&[u8]], out: &mut [u8]) -> Result<()> {
         match self {
             ModelConfig::Store => Err(Error::InvalidField {
                 field: "block_type",
@@ -184,6 +222,17 @@ impl ModelConfig {
                     });
                 };
                 Order2::new(p).code(&mut RangeDecoder::new(stream), out);
+                Ok(())
+            }
+            ModelConfig::Neural(c) => {
+                if streams.len() > out.len() {
+                    return Err(Error::InvalidField {
+                        field: "stream_count",
+                        value: streams.len() as u64,
+                        why: "must not exceed raw_len",
+                    });
+                }
+                engine::decode_block(c, seed, streams, out);
                 Ok(())
             }
         }

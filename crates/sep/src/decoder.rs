@@ -292,7 +292,7 @@ pub fn read_header<R: Read>(r: &mut R) -> Result<Header> {
 }
 
 /// What [`inspect`] finds in one archive.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ArchiveInfo {
     /// The header.
     pub header: Header,
@@ -315,7 +315,7 @@ impl ArchiveInfo {
     /// per thread, the model, one block of output and one of payload.
     pub fn decoder_memory(&self, threads: usize) -> u64 {
         let block = u64::from(self.header.block_size).min(self.content_length.max(1));
-        threads.max(1) as u64 * (self.model.memory_bytes() + 2 * block)
+        threads.max(1) as u64 * (self.model.memory_bytes(block) + 2 * block)
     }
 }
 

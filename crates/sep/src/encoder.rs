@@ -9,7 +9,7 @@ use std::io::{self, Write};
 use xxhash_rust::xxh3::Xxh3;
 
 /// How to compress.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Options {
     /// The model.
     pub model: Model,

@@ -88,8 +88,14 @@ pub enum Error {
         found: u64,
     },
     /// The archive names a model this library does not know.
-    #[error("unsupported model id {0} (this sep knows store=0, order2=1)")]
+    #[error("unsupported model id {0} (this sep knows store=0, order2=1, neural=2)")]
     UnknownModel(u16),
+    /// The model parameters in the header are invalid.
+    #[error("corrupt archive: invalid model parameters: {why}")]
+    InvalidModel {
+        /// What is wrong.
+        why: String,
+    },
     /// Bytes follow the end of the archive that are not another archive.
     #[error("corrupt archive: trailing data after the end record")]
     TrailingData,

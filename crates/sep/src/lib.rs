@@ -21,13 +21,18 @@
 mod codec;
 mod decoder;
 mod encoder;
+mod engine;
 mod error;
 pub mod format;
+mod neural;
 
 pub use codec::{Model, ModelConfig};
 pub use decoder::{ArchiveInfo, Decoder, inspect, read_header};
 pub use encoder::{Encoder, Options};
 pub use error::{Error, Result};
+pub use neural::{NeuralConfig, Preset};
+pub use sep_model::{BackboneConfig, PacConfig};
+pub use sep_nn::AdamConfig;
 
 use std::io::{Read, Write};
 

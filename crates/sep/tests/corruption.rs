@@ -3,7 +3,7 @@
 //! archives of each model.
 
 mod common;
-use common::noise;
+use common::{all_models, noise};
 use sep::{Model, Options};
 
 fn sample() -> Vec<u8> {
@@ -11,30 +11,30 @@ fn sample() -> Vec<u8> {
     [text, noise(300, 3)].concat()
 }
 
-fn archives() -> Vec<(Model, Vec<u8>)> {
-    let data = sample();
-    Model::ALL
+/// `(model, original, archive)` for every model kind; the neural archive is
+/// of a shorter sample, each of its thousands of decodes trains a network.
+fn archives() -> Vec<(Model, Vec<u8>, Vec<u8>)> {
+    all_models()
         .into_iter()
         .map(|m| {
-            (
-                m,
-                sep::compress(
-                    &data,
-                    &Options {
-                        model: m,
-                        block_size: Some(700),
-                        ..Options::default()
-                    },
-                )
-                .unwrap(),
-            )
+            let mut data = sample();
+            if matches!(m, Model::Neural(_)) {
+                data.drain(400..1700);
+            }
+            let o = Options {
+                model: m.clone(),
+                block_size: Some(700),
+                ..Options::default()
+            };
+            let archive = sep::compress(&data, &o).unwrap();
+            (m, data, archive)
         })
         .collect()
 }
 
 #[test]
 fn every_truncation_fails_cleanly() {
-    for (model, archive) in archives() {
+    for (model, _, archive) in archives() {
         for len in 0..archive.len() {
             let r = sep::decompress(&archive[..len]);
             assert!(
@@ -50,37 +50,58 @@ fn every_truncation_fails_cleanly() {
     }
 }
 
+/// A flip must give an error, or (when it lands in the slack of a stream's
+/// last byte, inside the final coding interval) exactly the original content:
+/// never a panic, a hang or a wrong output.
 #[test]
-fn every_single_bit_flip_fails_cleanly() {
-    let data = sample();
-    for (model, archive) in archives() {
+fn every_single_bit_flip_fails_cleanly_or_decodes_exactly() {
+    for (model, data, archive) in archives() {
         let mut damaged = archive.clone();
-        let mut failures = 0;
+        let (mut errors, mut harmless) = (0, 0);
         for bit in 0..archive.len() * 8 {
             damaged[bit / 8] ^= 1 << (bit % 8);
             match sep::decompress(&damaged) {
                 Err(e) => {
                     assert!(
                         e.is_corrupt(),
-                        "{model:?} bit {bit}: not reported as corruption: {e}"
+                        "{} bit {bit}: not reported as corruption: {e}",
+                        model.name()
                     );
-                    failures += 1;
+                    errors += 1;
                 }
-                Ok(out) => panic!(
-                    "{model:?}: flip of bit {bit} decoded ({} bytes, equal to the original: {})",
-                    out.len(),
-                    out == data
-                ),
+                Ok(out) => {
+                    assert!(
+                        out == data,
+                        "{}: flip of bit {bit} decoded to wrong content",
+                        model.name()
+                    );
+                    harmless += 1;
+                }
             }
             damaged[bit / 8] ^= 1 << (bit % 8);
         }
-        assert_eq!(failures, archive.len() * 8);
+        eprintln!(
+            "{}: {errors} flips rejected, {harmless} harmless",
+            model.name()
+        );
+        assert!(
+            harmless * 100 <= errors,
+            "{}: too many flips without effect ({harmless})",
+            model.name()
+        );
     }
 }
 
 #[test]
 fn errors_name_what_is_wrong() {
-    let archive = sep::compress(&sample(), &Options::default()).unwrap();
+    let archive = sep::compress(
+        &sample(),
+        &Options {
+            model: Model::Order2,
+            ..Options::default()
+        },
+    )
+    .unwrap();
     let msg = |a: &[u8]| sep::decompress(a).unwrap_err().to_string();
     assert!(msg(b"hello world").contains("not a sep archive"));
     assert!(msg(b"").contains("empty"));

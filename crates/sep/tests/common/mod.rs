@@ -103,3 +103,25 @@ pub fn round_trip(data: &[u8], options: &sep::Options) -> Vec<u8> {
     }
     archive
 }
+
+/// A neural configuration small enough for exhaustive tests: PAC with every
+/// layer kind (two pairs, the cache on), a few streams.
+pub fn tiny_neural() -> sep::Model {
+    sep::Model::Neural(sep::NeuralConfig {
+        backbone: sep::BackboneConfig::Pac(sep::PacConfig {
+            context: 4,
+            embed: 8,
+            ffn: 32,
+            pairs: 2,
+            cache: true,
+        }),
+        streams: 8,
+        min_stream_len: 64,
+        adam: sep::AdamConfig::default(),
+    })
+}
+
+/// Every model kind, the neural one tiny.
+pub fn all_models() -> Vec<sep::Model> {
+    vec![sep::Model::Store, sep::Model::Order2, tiny_neural()]
+}

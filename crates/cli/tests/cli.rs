@@ -1,0 +1,430 @@
+//! The `sep` binary as a user runs it: real processes, real files.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use std::fs;
+use std::path::{Path, PathBuf};
+use tempfile::TempDir;
+
+/// The binary with the fast order2 model (the neural default is tested in
+/// `neural_default_and_presets`); a later `-m` on the line wins.
+fn sep() -> Command {
+    let mut c = Command::cargo_bin("sep").expect("binary built");
+    c.args(["-m", "order2"]);
+    c
+}
+
+fn corpus_file(name: &str) -> Vec<u8> {
+    let dir = std::env::var_os("SEP_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
+    fs::read(dir.join("files").join(name)).expect("corpus file (set SEP_CORPUS)")
+}
+
+/// A temp folder holding `a.txt` (a real text).
+fn setup() -> (TempDir, PathBuf, Vec<u8>) {
+    let dir = tempfile::tempdir().unwrap();
+    let data = corpus_file("calgary.paper1");
+    let path = dir.path().join("a.txt");
+    fs::write(&path, &data).unwrap();
+    (dir, path, data)
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn compress_then_decompress_a_file() {
+    let (dir, path, data) = setup();
+    sep()
+        .arg(&path)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("ratio"));
+    let archive = dir.path().join("a.txt.sep");
+    assert!(archive.exists());
+    assert!(path.exists(), "input is kept by default");
+    assert!(fs::metadata(&archive).unwrap().len() < data.len() as u64 / 2);
+    fs::remove_file(&path).unwrap();
+    sep().arg("-d").arg(&archive).assert().success();
+    assert_eq!(fs::read(&path).unwrap(), data);
+    assert_eq!(files_in(dir.path()), ["a.txt", "a.txt.sep"]);
+}
+
+#[test]
+fn stdin_to_stdout_both_ways() {
+    let (_dir, _path, data) = setup();
+    let archive = sep()
+        .arg("-q")
+        .write_stdin(data.clone())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(&archive[..4], &[0x8F, b'S', b'E', b'P']);
+    let back = sep()
+        .arg("-d")
+        .write_stdin(archive.clone())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(back, data);
+    let back = sep()
+        .args(["-d", "-"])
+        .write_stdin(archive)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(back, data);
+}
+
+#[test]
+fn stdout_flag_and_output_flag() {
+    let (dir, path, data) = setup();
+    let out = sep()
+        .arg("-c")
+        .arg(&path)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(files_in(dir.path()), ["a.txt"], "-c writes no file");
+    let named = dir.path().join("named.bin");
+    sep().arg(&path).arg("-o").arg(&named).assert().success();
+    assert_eq!(
+        fs::read(&named).unwrap(),
+        out,
+        "same archive through -c and -o"
+    );
+    let restored = dir.path().join("restored");
+    sep()
+        .args(["-d", "-o"])
+        .arg(&restored)
+        .arg(&named)
+        .assert()
+        .success();
+    assert_eq!(fs::read(&restored).unwrap(), data);
+    sep()
+        .args(["-d", "-c"])
+        .arg(&named)
+        .assert()
+        .success()
+        .stdout(predicate::eq(data));
+}
+
+#[test]
+fn existing_output_needs_force() {
+    let (dir, path, _) = setup();
+    let archive = dir.path().join("a.txt.sep");
+    fs::write(&archive, b"precious").unwrap();
+    sep()
+        .arg(&path)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("already exists"));
+    assert_eq!(
+        fs::read(&archive).unwrap(),
+        b"precious",
+        "not overwritten without -f"
+    );
+    sep().arg("-f").arg(&path).assert().success();
+    assert_ne!(fs::read(&archive).unwrap(), b"precious");
+    assert_eq!(
+        files_in(dir.path()),
+        ["a.txt", "a.txt.sep"],
+        "no temporary file left"
+    );
+}
+
+#[test]
+fn corrupt_archives_fail_cleanly_leaving_nothing() {
+    let (dir, path, _) = setup();
+    sep().arg(&path).assert().success();
+    let archive = dir.path().join("a.txt.sep");
+    let good = fs::read(&archive).unwrap();
+    fs::remove_file(&path).unwrap();
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (good[..good.len() / 2].to_vec(), "truncated"),
+        (
+            {
+                let mut v = good.clone();
+                v[200] ^= 4;
+                v
+            },
+            "corrupt",
+        ),
+        (b"PK\x03\x04 not ours".to_vec(), "not a sep archive"),
+        (
+            {
+                let mut v = good.clone();
+                v[4] = 7;
+                v
+            },
+            "unsupported format version 7",
+        ),
+        (Vec::new(), "empty"),
+    ];
+    for (bytes, msg) in cases {
+        fs::write(&archive, &bytes).unwrap();
+        sep()
+            .arg("-d")
+            .arg(&archive)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(msg))
+            .stderr(predicate::str::contains("panicked").not());
+        assert_eq!(
+            files_in(dir.path()),
+            ["a.txt.sep"],
+            "no output left behind for '{msg}'"
+        );
+        assert_eq!(fs::read(&archive).unwrap(), bytes, "input untouched");
+        sep().arg("-t").arg(&archive).assert().code(1);
+    }
+}
+
+#[test]
+fn bad_paths_and_usage() {
+    let (dir, path, _) = setup();
+    sep()
+        .arg(dir.path().join("missing"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("No such file"));
+    sep()
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("is a directory"));
+    sep()
+        .arg("-d")
+        .arg(&path)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("unknown suffix"));
+    sep()
+        .args(["--model", "nope"])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown model"));
+    sep().arg("--no-such-flag").assert().code(2);
+    sep()
+        .args(["-o", "x"])
+        .arg(&path)
+        .arg(&path)
+        .assert()
+        .code(2);
+    sep().args(["-B", "0"]).arg(&path).assert().code(2);
+    // One bad input among good ones: the good ones are done, exit 1.
+    let other = dir.path().join("b.txt");
+    fs::write(&other, b"hello").unwrap();
+    sep()
+        .arg(dir.path().join("missing"))
+        .arg(&other)
+        .assert()
+        .code(1);
+    assert!(dir.path().join("b.txt.sep").exists());
+    // Compressing an archive again is refused without -f.
+    sep()
+        .arg(dir.path().join("b.txt.sep"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("suffix"));
+    sep()
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Usage"));
+    sep().arg("--version").assert().success();
+}
+
+#[test]
+fn unreadable_input_is_a_clear_error() {
+    let (dir, path, _) = setup();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o000)).unwrap();
+    if fs::read(&path).is_ok() {
+        eprintln!("running as a user who can read any file (root): permission case not observable");
+        return;
+    }
+    sep()
+        .arg(&path)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("Permission denied"));
+    assert_eq!(files_in(dir.path()), ["a.txt"]);
+}
+
+#[test]
+fn list_and_test() {
+    let (dir, path, data) = setup();
+    sep().args(["-B", "20K"]).arg(&path).assert().success();
+    let archive = dir.path().join("a.txt.sep");
+    sep()
+        .arg("-l")
+        .arg(&archive)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("model           order2"))
+        .stdout(predicate::str::contains(format!(
+            "content         {} bytes",
+            data.len()
+        )))
+        .stdout(predicate::str::contains(
+            "blocks          3 (0 stored), block size 20480",
+        ))
+        .stdout(predicate::str::contains("memory"));
+    Command::cargo_bin("sep")
+        .unwrap()
+        .arg("info")
+        .arg(&archive)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("streams (B)"));
+    sep()
+        .arg("-t")
+        .arg(&archive)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("OK"));
+    assert_eq!(files_in(dir.path()), ["a.txt", "a.txt.sep"]);
+}
+
+#[test]
+fn rm_removes_input_only_on_success() {
+    let (dir, path, data) = setup();
+    sep().arg("--rm").arg(&path).assert().success();
+    assert_eq!(files_in(dir.path()), ["a.txt.sep"]);
+    sep()
+        .args(["-d", "--rm"])
+        .arg(dir.path().join("a.txt.sep"))
+        .assert()
+        .success();
+    assert_eq!(files_in(dir.path()), ["a.txt"]);
+    assert_eq!(fs::read(&path).unwrap(), data);
+}
+
+#[test]
+fn threads_and_models_give_identical_archives_per_model() {
+    let (dir, path, data) = setup();
+    let run = |args: &[&str]| {
+        sep()
+            .args(args)
+            .arg("-c")
+            .arg(&path)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone()
+    };
+    let t1 = run(&["-T1", "-B", "8K"]);
+    let t2 = run(&["-T2", "-B", "8K"]);
+    assert_eq!(t1, t2, "archive depends on -T");
+    let stored = run(&["-m", "store"]);
+    assert!(stored.len() > data.len());
+    let again = dir.path().join("s.sep");
+    fs::write(&again, &stored).unwrap();
+    sep()
+        .args(["-d", "-c"])
+        .arg(&again)
+        .assert()
+        .success()
+        .stdout(predicate::eq(data));
+}
+
+#[test]
+fn permissions_and_mtime_follow_the_input() {
+    let (dir, path, _) = setup();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
+    let old = filetime::FileTime::from_unix_time(1_000_000_000, 0);
+    filetime::set_file_mtime(&path, old).unwrap();
+    sep().arg(&path).assert().success();
+    let meta = fs::metadata(dir.path().join("a.txt.sep")).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o777, 0o640);
+    assert_eq!(filetime::FileTime::from_last_modification_time(&meta), old);
+}
+
+#[test]
+fn neural_default_and_presets() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = corpus_file("cantrbry.xargs.1");
+    let path = dir.path().join("x.txt");
+    fs::write(&path, &data).unwrap();
+    let plain = || Command::cargo_bin("sep").expect("binary built");
+    // No flags: the neural default preset.
+    plain().arg(&path).assert().success();
+    let archive = dir.path().join("x.txt.sep");
+    plain()
+        .arg("-l")
+        .arg(&archive)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("neural: pac"));
+    plain()
+        .args(["-d", "-c"])
+        .arg(&archive)
+        .assert()
+        .success()
+        .stdout(predicate::eq(data.clone()));
+    // A preset with overrides, recorded in the header.
+    let out = plain()
+        .args(["--preset", "fast", "--streams", "3", "--context", "4", "-c"])
+        .arg(&path)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    fs::write(&archive, &out).unwrap();
+    plain()
+        .arg("-l")
+        .arg(&archive)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("streams (B)     3"))
+        .stdout(predicate::str::contains("context (L)     4"));
+    plain()
+        .args(["-d", "-c"])
+        .arg(&archive)
+        .assert()
+        .success()
+        .stdout(predicate::eq(data));
+    plain()
+        .args(["--preset", "huge"])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown preset"));
+    plain()
+        .args(["-m", "order2", "--preset", "fast"])
+        .arg(&path)
+        .assert()
+        .code(2);
+    plain()
+        .args(["-m", "order2", "--streams", "4"])
+        .arg(&path)
+        .assert()
+        .code(2);
+    plain()
+        .args(["--context", "300"])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--context 300"));
+    plain().args(["--streams", "0"]).arg(&path).assert().code(2);
+}
