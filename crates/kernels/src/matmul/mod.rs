@@ -91,7 +91,7 @@ const MC: usize = 240;
 /// the calling thread only: waking a pool thread costs tens of microseconds.
 const PAR_MIN_WORK: usize = 1 << 22;
 /// Parts a threaded product is cut into, per thread.
-const PARTS_PER_THREAD: usize = 4;
+const PARTS_PER_THREAD: usize = 2;
 
 /// `(MR, NR)`: rows and columns of `C` per micro-kernel call on `S`.
 #[inline(always)]
@@ -117,9 +117,9 @@ pub(crate) fn tile_shape_of(isa: Isa) -> (usize, usize) {
 
 /// Runs a product on `exec` (lengths already checked).
 ///
-/// Threads get disjoint blocks of `C`: column ranges (whole panels) when there are at
-/// least as many panels as threads, else row ranges (whole tiles). Each block is then
-/// an independent product computed by [`gemm_block`].
+/// Threads get disjoint blocks of `C`: column ranges (whole panels) or row ranges (whole
+/// tiles), whichever duplicates less packing. Each block is then an independent product
+/// computed by [`gemm_block`].
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn matmul_exec(
     exec: Exec,
@@ -148,14 +148,19 @@ pub(crate) fn matmul_exec(
         1
     };
     let (panels, row_tiles) = (n.div_ceil(nr), m.div_ceil(mr));
-    // (parts, split columns?, columns or rows per part). Several parts per thread, taken
+    // (parts, split columns?, columns or rows per part). A column split makes every part
+    // pack all of A (m x k), a row split all of B (k x n); packing A costs about twice
+    // as much per element, so split rows when 2 m k > k n. Two parts per thread, taken
     // in turn from the pool's queue, keep both threads busy when one of them is slowed
-    // down by another process; the extra packing of A this costs is small.
+    // down by another process.
     let want = threads * PARTS_PER_THREAD;
-    let (parts, by_cols, per) = if threads > 1 && panels >= threads {
+    let cols_ok = panels >= threads;
+    let rows_ok = row_tiles >= threads;
+    let prefer_rows = 2 * m > n;
+    let (parts, by_cols, per) = if threads > 1 && cols_ok && !(rows_ok && prefer_rows) {
         let per = panels.div_ceil(want.min(panels)) * nr;
         (n.div_ceil(per), true, per)
-    } else if threads > 1 && row_tiles >= 2 {
+    } else if threads > 1 && rows_ok {
         let per = row_tiles.div_ceil(want.min(row_tiles)) * mr;
         (m.div_ceil(per), false, per)
     } else {
