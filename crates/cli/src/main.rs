@@ -5,6 +5,7 @@
 //! usage error. Errors are one line on stderr, prefixed `sep: `.
 
 mod args;
+mod bench;
 mod output;
 mod progress;
 
@@ -32,7 +33,11 @@ impl std::fmt::Display for Usage {
 impl std::error::Error for Usage {}
 
 fn main() -> ExitCode {
-    let args = match Args::try_parse_from(rewrite_subcommands(std::env::args_os().collect())) {
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    if let Some(code) = bench::dispatch(&argv) {
+        return code;
+    }
+    let args = match Args::try_parse_from(rewrite_subcommands(argv)) {
         Ok(a) => a,
         Err(e) => {
             let _ = e.print();
