@@ -8,8 +8,14 @@
 //!
 //! Backbones are split in two so that a front end can be swapped: a byte front
 //! end (an embedding, or the semantics enhancement) produces features, and a
-//! [`Body`] maps features to logits. [`Pac`] is the PAC backbone of SEP.md
-//! section 3: a sigmoid byte embedding in front of [`PacBody`].
+//! [`Body`] maps features to logits. The backbones of SEP.md sections 3 and 4:
+//!
+//! | backbone | front end | body | format id |
+//! |---|---|---|---|
+//! | [`Pac`] | sigmoid byte embedding | [`PacBody`] (MLP, per-stream layers) | 1 |
+//! | [`Trace`] | embedding + positions, `G` bytes per token | [`TraceBody`] (linear attention, last token) | 2 |
+//! | [`PatchTst`] | embedding + positions, `G` bytes per token | [`PatchTstBody`] (softmax attention, BatchNorm) | 3 |
+//! | [`Se`] | semantics enhancement ([`se`]) | any of the three bodies | 4 |
 //!
 //! ```
 //! use sep_model::{Backbone, BackboneConfig, PacConfig};
@@ -20,10 +26,17 @@
 //! assert_eq!(logits.len(), 2 * 256);
 //! ```
 
+mod front;
 mod pac;
+mod patchtst;
+pub mod se;
+mod trace;
 
 pub use pac::{Pac, PacBody, PacConfig};
+pub use patchtst::{PatchTst, PatchTstBody, PatchTstConfig};
+pub use se::{Adaptive, Se, SeBody, SeConfig};
 pub use sep_nn::{Module, Param};
+pub use trace::{Trace, TraceBody, TraceConfig};
 
 /// A byte predictor trained online: context bytes in, next-byte logits out.
 ///
@@ -81,6 +94,12 @@ pub trait Body: Send {
 pub enum BackboneConfig {
     /// PAC (SEP.md section 3).
     Pac(PacConfig),
+    /// TRACE (SEP.md section 3).
+    Trace(TraceConfig),
+    /// PatchTST (SEP.md section 3).
+    PatchTst(PatchTstConfig),
+    /// The semantics enhancement in front of a body (SEP.md section 4).
+    Se(SeConfig),
 }
 
 impl BackboneConfig {
@@ -89,6 +108,9 @@ impl BackboneConfig {
     pub fn build(&self, streams: usize, seed: u64) -> Box<dyn Backbone> {
         match self {
             BackboneConfig::Pac(c) => Box::new(Pac::new(c, streams, seed)),
+            BackboneConfig::Trace(c) => Box::new(Trace::new(c, streams, seed)),
+            BackboneConfig::PatchTst(c) => Box::new(PatchTst::new(c, streams, seed)),
+            BackboneConfig::Se(c) => Box::new(Se::new(c, streams, seed)),
         }
     }
 
@@ -96,6 +118,9 @@ impl BackboneConfig {
     pub fn context(&self) -> usize {
         match self {
             BackboneConfig::Pac(c) => c.context.into(),
+            BackboneConfig::Trace(c) => c.context.into(),
+            BackboneConfig::PatchTst(c) => c.context.into(),
+            BackboneConfig::Se(c) => c.context.into(),
         }
     }
 
@@ -103,6 +128,9 @@ impl BackboneConfig {
     pub fn id(&self) -> u8 {
         match self {
             BackboneConfig::Pac(_) => 1,
+            BackboneConfig::Trace(_) => 2,
+            BackboneConfig::PatchTst(_) => 3,
+            BackboneConfig::Se(_) => 4,
         }
     }
 
@@ -110,6 +138,19 @@ impl BackboneConfig {
     pub fn to_bytes(&self) -> Vec<u8> {
         match self {
             BackboneConfig::Pac(c) => c.to_bytes(),
+            BackboneConfig::Trace(c) => c.to_bytes(),
+            BackboneConfig::PatchTst(c) => c.to_bytes(),
+            BackboneConfig::Se(c) => c.to_bytes(),
+        }
+    }
+
+    /// Checks every limit of doc/FORMAT.md.
+    pub fn validate(&self) -> Result<(), String> {
+        match self {
+            BackboneConfig::Pac(c) => c.validate(),
+            BackboneConfig::Trace(c) => c.validate(),
+            BackboneConfig::PatchTst(c) => c.validate(),
+            BackboneConfig::Se(c) => c.validate(),
         }
     }
 
@@ -117,6 +158,9 @@ impl BackboneConfig {
     pub fn from_bytes(id: u8, bytes: &[u8]) -> Result<Self, String> {
         match id {
             1 => PacConfig::from_bytes(bytes).map(BackboneConfig::Pac),
+            2 => TraceConfig::from_bytes(bytes).map(BackboneConfig::Trace),
+            3 => PatchTstConfig::from_bytes(bytes).map(BackboneConfig::PatchTst),
+            4 => SeConfig::from_bytes(bytes).map(BackboneConfig::Se),
             other => Err(format!("unknown backbone id {other}")),
         }
     }
@@ -125,6 +169,9 @@ impl BackboneConfig {
     pub fn memory_bytes(&self, streams: usize) -> u64 {
         match self {
             BackboneConfig::Pac(c) => c.memory_bytes(streams),
+            BackboneConfig::Trace(c) => c.memory_bytes(streams),
+            BackboneConfig::PatchTst(c) => c.memory_bytes(streams),
+            BackboneConfig::Se(c) => c.memory_bytes(streams),
         }
     }
 
@@ -132,6 +179,9 @@ impl BackboneConfig {
     pub fn forward_macs(&self) -> u64 {
         match self {
             BackboneConfig::Pac(c) => c.forward_macs(),
+            BackboneConfig::Trace(c) => c.forward_macs(),
+            BackboneConfig::PatchTst(c) => c.forward_macs(),
+            BackboneConfig::Se(c) => c.forward_macs(),
         }
     }
 
@@ -139,6 +189,9 @@ impl BackboneConfig {
     pub fn describe(&self) -> String {
         match self {
             BackboneConfig::Pac(c) => c.describe(),
+            BackboneConfig::Trace(c) => c.describe(),
+            BackboneConfig::PatchTst(c) => c.describe(),
+            BackboneConfig::Se(c) => c.describe(),
         }
     }
 }

@@ -1,0 +1,518 @@
+//! [`SeConfig`]: the semantics enhancement's hyperparameters, their archive form and
+//! their limits.
+
+use crate::{Body, PacBody, PacConfig, PatchTstBody, PatchTstConfig, TraceBody, TraceConfig};
+use sep_nn::Rng;
+
+/// How the patches are gated: SEP.md section 4, step 3 (adaptive stride).
+#[derive(Debug, Clone, Copy)]
+pub enum Adaptive {
+    /// No gate: every patch of the fixed stride is used.
+    Off,
+    /// The reference code's soft gate. A patch (or, with `per_element`, each value of
+    /// each patch of each stream) is multiplied by `g = sigmoid((u - threshold) *
+    /// slope)`, where `u = sigmoid(m)` of a learned score `m`, or `u = 1` for the forced
+    /// patches (`n % keep_every == 0`; none when `keep_every` is 0). Nothing is skipped.
+    Soft {
+        /// One score per stream, patch and feature (the reference's SEP+TRACE and
+        /// SEP+PatchTST) instead of one per patch (its SEP+PAC).
+        per_element: bool,
+        /// Patch `n` is forced on when `n % keep_every == 0` (0: no patch is forced).
+        keep_every: u8,
+        /// The gate's centre, in `(0, 1)` (0.5).
+        threshold: f32,
+        /// The gate's steepness, in `(0, 1000]` (10 or 64 in the reference).
+        slope: f32,
+    },
+    /// The paper's hard threshold. Patch `n` has a learned score `m_n` (initially 1);
+    /// it is kept when forced (`n % keep_every == 0`) or when `u_n = sigmoid(m_n) >=
+    /// threshold`, and then weighted by `u_n` (forced patches by 1); the other patches
+    /// are skipped: they cost nothing, forward or backward, and their scores get no
+    /// gradient. `sparsity` adds `sparsity * u_n` per kept unforced patch to the loss,
+    /// pushing scores down.
+    Hard {
+        /// Patch `n` is always kept when `n % keep_every == 0` (0: none).
+        keep_every: u8,
+        /// Scores below this gate value skip their patch, in `(0, 1)` (0.5).
+        threshold: f32,
+        /// L1 pressure on the kept gates, in `[0, 1]`.
+        sparsity: f32,
+    },
+}
+
+impl PartialEq for Adaptive {
+    fn eq(&self, other: &Self) -> bool {
+        self.code() == other.code() && self.fields() == other.fields()
+    }
+}
+
+impl Eq for Adaptive {}
+
+impl Adaptive {
+    /// The `adaptive` byte: 0 off, 1 soft, 2 hard.
+    pub fn code(&self) -> u8 {
+        match self {
+            Adaptive::Off => 0,
+            Adaptive::Soft { .. } => 1,
+            Adaptive::Hard { .. } => 2,
+        }
+    }
+
+    /// The command-line name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Adaptive::Off => "off",
+            Adaptive::Soft { .. } => "soft",
+            Adaptive::Hard { .. } => "hard",
+        }
+    }
+
+    /// `(mask, keep_every, threshold bits, slope bits, sparsity bits)` as stored.
+    fn fields(&self) -> (u8, u8, u32, u32, u32) {
+        match *self {
+            Adaptive::Off => (0, 0, 0, 0, 0),
+            Adaptive::Soft {
+                per_element,
+                keep_every,
+                threshold,
+                slope,
+            } => (
+                u8::from(per_element),
+                keep_every,
+                threshold.to_bits(),
+                slope.to_bits(),
+                0,
+            ),
+            Adaptive::Hard {
+                keep_every,
+                threshold,
+                sparsity,
+            } => (0, keep_every, threshold.to_bits(), 0, sparsity.to_bits()),
+        }
+    }
+
+    /// Whether patch `n` is forced on.
+    pub(crate) fn forced(&self, n: usize) -> bool {
+        let k = match *self {
+            Adaptive::Off => return true,
+            Adaptive::Soft { keep_every, .. } | Adaptive::Hard { keep_every, .. } => keep_every,
+        };
+        k != 0 && n.is_multiple_of(usize::from(k))
+    }
+}
+
+/// The backbone body behind the semantics enhancement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeBody {
+    /// PAC's body ([`PacBody`]): the SE's `T` tokens, flattened, are its `L * E` features.
+    Pac(PacConfig),
+    /// TRACE's body ([`TraceBody`]): the SE's tokens are its `L / G` tokens of `G * E`.
+    Trace(TraceConfig),
+    /// PatchTST's body ([`PatchTstBody`]), likewise.
+    PatchTst(PatchTstConfig),
+}
+
+impl SeBody {
+    /// The body's backbone id (doc/FORMAT.md): 1 PAC, 2 TRACE, 3 PatchTST.
+    pub fn id(&self) -> u8 {
+        match self {
+            SeBody::Pac(_) => 1,
+            SeBody::Trace(_) => 2,
+            SeBody::PatchTst(_) => 3,
+        }
+    }
+
+    /// The body's parameters, in its backbone's archive form.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        match self {
+            SeBody::Pac(c) => c.to_bytes(),
+            SeBody::Trace(c) => c.to_bytes(),
+            SeBody::PatchTst(c) => c.to_bytes(),
+        }
+    }
+
+    /// Parses and validates the body of backbone `id`.
+    pub fn from_bytes(id: u8, b: &[u8]) -> Result<Self, String> {
+        match id {
+            1 => PacConfig::from_bytes(b).map(SeBody::Pac),
+            2 => TraceConfig::from_bytes(b).map(SeBody::Trace),
+            3 => PatchTstConfig::from_bytes(b).map(SeBody::PatchTst),
+            other => Err(format!(
+                "SE body backbone id {other}: must be 1 (PAC), 2 (TRACE) or 3 (PatchTST)"
+            )),
+        }
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        match self {
+            SeBody::Pac(c) => c.validate(),
+            SeBody::Trace(c) => c.validate(),
+            SeBody::PatchTst(c) => c.validate(),
+        }
+    }
+
+    /// `(tokens, width)` the body reads; PAC reads one vector.
+    pub fn input_shape(&self) -> (usize, usize) {
+        match self {
+            SeBody::Pac(c) => (1, c.hidden()),
+            SeBody::Trace(c) => (c.tokens(), c.width()),
+            SeBody::PatchTst(c) => (c.tokens(), c.width()),
+        }
+    }
+
+    /// The body's forward multiply-adds per row.
+    pub fn forward_macs(&self) -> u64 {
+        match self {
+            SeBody::Pac(c) => c.forward_macs(),
+            SeBody::Trace(c) => c.forward_macs(),
+            SeBody::PatchTst(c) => c.forward_macs(),
+        }
+    }
+
+    /// Memory of the whole plain backbone (an upper bound for its body).
+    pub fn memory_bytes(&self, streams: usize) -> u64 {
+        match self {
+            SeBody::Pac(c) => c.memory_bytes(streams),
+            SeBody::Trace(c) => c.memory_bytes(streams),
+            SeBody::PatchTst(c) => c.memory_bytes(streams),
+        }
+    }
+
+    /// Builds the body for up to `streams` streams, drawing from `rng`.
+    pub fn build(&self, streams: usize, rng: &mut Rng) -> Box<dyn Body> {
+        match self {
+            SeBody::Pac(c) => Box::new(PacBody::new(c, streams, rng)),
+            SeBody::Trace(c) => Box::new(TraceBody::new(c, streams, rng)),
+            SeBody::PatchTst(c) => Box::new(PatchTstBody::new(c, streams, rng)),
+        }
+    }
+
+    /// The backbone's name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            SeBody::Pac(_) => "pac",
+            SeBody::Trace(_) => "trace",
+            SeBody::PatchTst(_) => "patchtst",
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            SeBody::Pac(c) => c.describe(),
+            SeBody::Trace(c) => c.describe(),
+            SeBody::PatchTst(c) => c.describe(),
+        }
+    }
+}
+
+/// Semantics-enhancement hyperparameters (SEP.md section 4) with the body they feed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeConfig {
+    /// Context bytes `L` (64; 48 for SEP+PAC).
+    pub context: u16,
+    /// Patch window `P` in bytes (4; 16 for SEP+PAC).
+    pub patch: u8,
+    /// Stride `S` between patches, `1..=P` (1).
+    pub stride: u8,
+    /// Features per byte `D` (64; 16 for SEP+PAC).
+    pub embed: u16,
+    /// When set, half of `D` is sinusoidal position features and half is learned (the
+    /// reference's SEP+TRACE); `D` must then be a multiple of 4.
+    pub positions: bool,
+    /// Tokens `T` the patch axis is mapped to (1 for PAC, 4 for TRACE, 8 for PatchTST).
+    pub tokens: u16,
+    /// The adaptive stride.
+    pub adaptive: Adaptive,
+    /// The body; its input must be `T` tokens of `P * D` features.
+    pub body: SeBody,
+}
+
+/// The largest `N * P * D` of the per-element soft mask (per stream).
+pub const MAX_ELEMENT_MASK: usize = 1 << 16;
+
+impl SeConfig {
+    /// Length of the fixed part of the archive form, before the body's parameters.
+    pub const FIXED_LEN: usize = 28;
+
+    /// Number of patches `N = (L - P) / S + 1`.
+    pub fn patches(&self) -> usize {
+        (usize::from(self.context) - usize::from(self.patch)) / usize::from(self.stride) + 1
+    }
+
+    /// Bytes before the first patch, `o = (L - P) mod S`: patches are aligned to the
+    /// newest byte, so the last patch always ends at it.
+    pub fn offset(&self) -> usize {
+        (usize::from(self.context) - usize::from(self.patch)) % usize::from(self.stride)
+    }
+
+    /// Features per token `F = P * D`.
+    pub fn features(&self) -> usize {
+        usize::from(self.patch) * usize::from(self.embed)
+    }
+
+    /// Serialised form (doc/FORMAT.md section 4.8): 28 fixed bytes then the body's
+    /// parameters.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let body = self.body.to_bytes();
+        let (mask, keep_every, threshold, slope, sparsity) = self.adaptive.fields();
+        let mut b = Vec::with_capacity(Self::FIXED_LEN + body.len());
+        b.extend_from_slice(&self.context.to_le_bytes());
+        b.push(self.patch);
+        b.push(self.stride);
+        b.extend_from_slice(&self.embed.to_le_bytes());
+        b.extend_from_slice(&self.tokens.to_le_bytes());
+        b.push(u8::from(self.positions));
+        b.push(self.adaptive.code());
+        b.push(mask);
+        b.push(keep_every);
+        b.extend_from_slice(&threshold.to_le_bytes());
+        b.extend_from_slice(&slope.to_le_bytes());
+        b.extend_from_slice(&sparsity.to_le_bytes());
+        b.push(self.body.id());
+        b.push(0);
+        b.extend_from_slice(&(body.len() as u16).to_le_bytes());
+        b.extend_from_slice(&body);
+        b
+    }
+
+    /// Parses and validates [`to_bytes`](Self::to_bytes)'s form.
+    pub fn from_bytes(b: &[u8]) -> Result<Self, String> {
+        if b.len() < Self::FIXED_LEN {
+            return Err(format!(
+                "SE parameters are {} bytes, at least {} expected",
+                b.len(),
+                Self::FIXED_LEN
+            ));
+        }
+        let u16_at = |i: usize| u16::from_le_bytes([b[i], b[i + 1]]);
+        let f32_at = |i: usize| f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+        let flags = b[8];
+        if flags & !1 != 0 {
+            return Err(format!("reserved SE flag bits set ({flags:#x})"));
+        }
+        if b[25] != 0 {
+            return Err(format!("reserved SE byte is {}, expected 0", b[25]));
+        }
+        let (code, mask, keep_every) = (b[9], b[10], b[11]);
+        let (threshold, slope, sparsity) = (f32_at(12), f32_at(16), f32_at(20));
+        let unused = |what: &str, v: u32| -> Result<(), String> {
+            if v == 0 {
+                Ok(())
+            } else {
+                Err(format!(
+                    "SE {what} must be 0 for adaptive mode {code}, found {v:#x}"
+                ))
+            }
+        };
+        let adaptive = match code {
+            0 => {
+                unused("mask", mask.into())?;
+                unused("keep_every", keep_every.into())?;
+                unused("threshold", threshold.to_bits())?;
+                unused("slope", slope.to_bits())?;
+                unused("sparsity", sparsity.to_bits())?;
+                Adaptive::Off
+            }
+            1 => {
+                if mask > 1 {
+                    return Err(format!(
+                        "SE mask {mask}: must be 0 (per patch) or 1 (per element)"
+                    ));
+                }
+                unused("sparsity", sparsity.to_bits())?;
+                Adaptive::Soft {
+                    per_element: mask == 1,
+                    keep_every,
+                    threshold,
+                    slope,
+                }
+            }
+            2 => {
+                unused("mask", mask.into())?;
+                unused("slope", slope.to_bits())?;
+                Adaptive::Hard {
+                    keep_every,
+                    threshold,
+                    sparsity,
+                }
+            }
+            other => {
+                return Err(format!(
+                    "SE adaptive mode {other}: must be 0 (off), 1 (soft) or 2 (hard)"
+                ));
+            }
+        };
+        let body_len = usize::from(u16_at(26));
+        if b.len() != Self::FIXED_LEN + body_len {
+            return Err(format!(
+                "SE body parameters are {} bytes, header says {body_len}",
+                b.len() - Self::FIXED_LEN
+            ));
+        }
+        let c = SeConfig {
+            context: u16_at(0),
+            patch: b[2],
+            stride: b[3],
+            embed: u16_at(4),
+            tokens: u16_at(6),
+            positions: flags & 1 == 1,
+            adaptive,
+            body: SeBody::from_bytes(b[24], &b[Self::FIXED_LEN..])?,
+        };
+        c.validate()?;
+        Ok(c)
+    }
+
+    /// Checks the limits of doc/FORMAT.md.
+    pub fn validate(&self) -> Result<(), String> {
+        let (l, p, s, d, t) = (
+            usize::from(self.context),
+            usize::from(self.patch),
+            usize::from(self.stride),
+            usize::from(self.embed),
+            usize::from(self.tokens),
+        );
+        if !(1..=256).contains(&l) {
+            return Err(format!("SE context {l} outside 1..=256"));
+        }
+        if !(1..=l).contains(&p) {
+            return Err(format!("SE patch {p} outside 1..=context ({l})"));
+        }
+        if !(1..=p).contains(&s) {
+            return Err(format!("SE stride {s} outside 1..=patch ({p})"));
+        }
+        if !(1..=256).contains(&d) || p * d > 4096 {
+            return Err(format!(
+                "SE embed {d}: must be in 1..=256 with patch x embed <= 4096"
+            ));
+        }
+        if self.positions && !d.is_multiple_of(4) {
+            return Err(format!(
+                "SE embed {d} must be a multiple of 4 with position features"
+            ));
+        }
+        if !(1..=256).contains(&t) {
+            return Err(format!("SE tokens {t} outside 1..=256"));
+        }
+        match self.adaptive {
+            Adaptive::Off => {}
+            Adaptive::Soft {
+                per_element,
+                threshold,
+                slope,
+                ..
+            } => {
+                check_threshold(threshold)?;
+                if !(slope > 0.0 && slope <= 1000.0) {
+                    return Err(format!("SE slope {slope} outside (0, 1000]"));
+                }
+                if per_element && self.patches() * self.features() > MAX_ELEMENT_MASK {
+                    return Err(format!(
+                        "SE per-element mask of {} patches x {} features exceeds {MAX_ELEMENT_MASK} per stream",
+                        self.patches(),
+                        self.features()
+                    ));
+                }
+            }
+            Adaptive::Hard {
+                threshold,
+                sparsity,
+                ..
+            } => {
+                check_threshold(threshold)?;
+                if !(0.0..=1.0).contains(&sparsity) {
+                    return Err(format!("SE sparsity {sparsity} outside [0, 1]"));
+                }
+            }
+        }
+        self.body.validate()?;
+        let (bt, bw) = self.body.input_shape();
+        let f = self.features();
+        let fits = match self.body {
+            SeBody::Pac(_) => t * f == bw,
+            _ => t == bt && f == bw,
+        };
+        if !fits {
+            return Err(format!(
+                "SE makes {t} tokens of {f} (patch x embed) but the {} body reads {bt} of {bw}",
+                self.body.name()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Forward multiply-adds per predicted byte with every patch kept (the patch map and
+    /// the body).
+    pub fn forward_macs(&self) -> u64 {
+        (usize::from(self.tokens) * self.patches() * self.features()) as u64
+            + self.body.forward_macs()
+    }
+
+    /// Bytes of parameters and activations for `streams` streams.
+    pub fn memory_bytes(&self, streams: usize) -> u64 {
+        let (l, d, n, t, f, s) = (
+            u64::from(self.context),
+            u64::from(self.embed),
+            self.patches() as u64,
+            u64::from(self.tokens),
+            self.features() as u64,
+            streams as u64,
+        );
+        let mask = match self.adaptive {
+            Adaptive::Soft {
+                per_element: true, ..
+            } => s * n * f * (4 + 2),
+            _ => n * 4,
+        };
+        let params = 4 * (128 * d + t * n + t) + mask;
+        let acts = s * (6 * l * d + 2 * n * f + 4 * t * f);
+        4 * (params + acts) + self.body.memory_bytes(streams)
+    }
+
+    /// One line for listings.
+    pub fn describe(&self) -> String {
+        let gate = match self.adaptive {
+            Adaptive::Off => "adaptive off".to_string(),
+            Adaptive::Soft {
+                per_element,
+                keep_every,
+                threshold,
+                slope,
+            } => format!(
+                "adaptive soft (mask per {}, keep every {keep_every}, threshold {threshold}, slope {slope})",
+                if per_element { "element" } else { "patch" }
+            ),
+            Adaptive::Hard {
+                keep_every,
+                threshold,
+                sparsity,
+            } => format!(
+                "adaptive hard (keep every {keep_every}, threshold {threshold}, sparsity {sparsity})"
+            ),
+        };
+        format!(
+            "se (context {}, patch {}, stride {}, embed {}{}, {} patches -> {} tokens of {}, {gate}) + {}",
+            self.context,
+            self.patch,
+            self.stride,
+            self.embed,
+            if self.positions {
+                " with positions"
+            } else {
+                ""
+            },
+            self.patches(),
+            self.tokens,
+            self.features(),
+            self.body.describe()
+        )
+    }
+}
+
+fn check_threshold(threshold: f32) -> Result<(), String> {
+    if threshold > 0.0 && threshold < 1.0 {
+        Ok(())
+    } else {
+        Err(format!("SE threshold {threshold} outside (0, 1)"))
+    }
+}

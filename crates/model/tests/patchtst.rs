@@ -1,0 +1,78 @@
+//! PatchTST: finite-difference gradients (batch normalisation included), the coupling
+//! of the streams through it, and the configuration's archive form.
+
+mod common;
+
+use sep_model::{BackboneConfig, PatchTstConfig};
+
+const TINY: PatchTstConfig = PatchTstConfig {
+    context: 8,
+    embed: 8,
+    group: 2,
+    heads: 2,
+    ffn: 16,
+    layers: 1,
+};
+
+#[test]
+fn gradients() {
+    common::gradient_check(&BackboneConfig::PatchTst(TINY), &mut |_| {});
+    common::gradient_check(
+        &BackboneConfig::PatchTst(PatchTstConfig {
+            layers: 2,
+            group: 4,
+            heads: 4,
+            ..TINY
+        }),
+        &mut |_| {},
+    );
+}
+
+#[test]
+fn batch_norm_couples_rows_and_a_single_row_works() {
+    let cfg = BackboneConfig::PatchTst(TINY);
+    let mut m = cfg.build(2, 1);
+    let mut ctx = common::context(2, 8);
+    let first = common::logit_bits(m.as_mut(), &ctx, 2);
+    ctx[12] ^= 0x55;
+    let second = common::logit_bits(m.as_mut(), &ctx, 2);
+    assert_ne!(
+        first[..256],
+        second[..256],
+        "row 0 sees row 1 through BatchNorm"
+    );
+    // The last steps of a block have fewer rows: one row still has 4 token rows.
+    let one = common::logit_bits(m.as_mut(), &ctx[..8], 1);
+    assert!(one.iter().all(|b| f32::from_bits(*b).is_finite()));
+    let mut a = cfg.build(3, 5);
+    let mut b = cfg.build(3, 5);
+    assert_eq!(
+        common::train(a.as_mut(), 3, 5, 2),
+        common::train(b.as_mut(), 3, 5, 2)
+    );
+}
+
+#[test]
+fn config_round_trips_and_validates() {
+    let c = PatchTstConfig::PAPER;
+    assert_eq!(PatchTstConfig::from_bytes(&c.to_bytes()), Ok(c));
+    assert!(PatchTstConfig::from_bytes(&[0; 11]).is_err());
+    let mut b = c.to_bytes();
+    b[9] = 3;
+    assert!(PatchTstConfig::from_bytes(&b).is_err());
+    for bad in [
+        PatchTstConfig { group: 64, ..c },
+        PatchTstConfig { embed: 30, ..c },
+        PatchTstConfig { heads: 3, ..c },
+        PatchTstConfig { layers: 0, ..c },
+        PatchTstConfig { layers: 9, ..c },
+        PatchTstConfig { ffn: 0, ..c },
+    ] {
+        let msg = bad.validate().unwrap_err();
+        assert!(msg.starts_with("PatchTST"), "{msg}");
+        assert!(PatchTstConfig::from_bytes(&bad.to_bytes()).is_err());
+    }
+    // SEP.md: ~78 MFLOP forward per byte (here the output map runs on the last token only).
+    let macs = c.forward_macs();
+    assert!((37_000_000..39_000_000).contains(&macs), "{macs}");
+}
