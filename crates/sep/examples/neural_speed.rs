@@ -2,9 +2,14 @@
 //! bits per byte and speed: the tool behind the preset choices.
 //!
 //! `cargo run --release -p sep --example neural_speed -- PRESET FILE... [--streams B] [--context L]
-//!  [--ffn F] [--pairs P] [--embed E] [--cache 0|1] [--min-stream N] [--lr X] [--max-bytes N] [--no-decode]`
+//!  [--ffn F] [--pairs P] [--embed E] [--cache 0|1] [--min-stream N] [--lr X] [--max-bytes N] [--no-decode]
+//!  [--backbone pac|trace|patchtst] [--se on|off] [--patch P] [--stride S] [--adaptive off|soft|hard]
+//!  [--tokens T] [--sparsity X] [--threads N]`
 //!
-//! `PRESET` is a preset name or `tiny` (the test suite's configuration).
+//! `PRESET` is a preset name or `tiny` (the test suite's configuration). The
+//! knobs `--backbone` .. `--sparsity` are those of `sep::Knobs`; `--ffn` sets the
+//! FFN width of any backbone, `--pairs`, `--embed` and `--cache` apply to PAC
+//! (plain or behind the SE). `--threads` sets the kernels' thread count.
 
 use std::time::Instant;
 
@@ -18,18 +23,31 @@ fn main() {
     };
     let streams = take("--streams").map(|v| v.parse().unwrap());
     let context = take("--context").map(|v| v.parse().unwrap());
-    let ffn = take("--ffn").map(|v| v.parse().unwrap());
+    let ffn: Option<u16> = take("--ffn").map(|v| v.parse().unwrap());
     let pairs = take("--pairs").map(|v| v.parse().unwrap());
     let embed = take("--embed").map(|v| v.parse().unwrap());
     let cache = take("--cache").map(|v| v == "1");
     let min_stream = take("--min-stream").map(|v| v.parse().unwrap());
     let lr = take("--lr").map(|v| v.parse().unwrap());
     let max_bytes: Option<usize> = take("--max-bytes").map(|v| v.parse().unwrap());
+    let threads: Option<usize> = take("--threads").map(|v| v.parse().unwrap());
+    let knobs = sep::Knobs {
+        backbone: take("--backbone")
+            .map(|v| sep::BackboneKind::from_name(&v).expect("pac, trace or patchtst")),
+        se: take("--se").map(|v| v == "on"),
+        patch: take("--patch").map(|v| v.parse().unwrap()),
+        stride: take("--stride").map(|v| v.parse().unwrap()),
+        adaptive: take("--adaptive")
+            .map(|v| sep::AdaptiveKind::from_name(&v).expect("off, soft or hard")),
+        tokens: take("--tokens").map(|v| v.parse().unwrap()),
+        sparsity: take("--sparsity").map(|v| v.parse().unwrap()),
+        context,
+    };
     let no_decode = args.iter().any(|a| a == "--no-decode");
     args.retain(|a| a != "--no-decode");
-    let preset = args.remove(0);
-    let mut config = if preset == "tiny" {
-        sep::NeuralConfig {
+    let preset_name = args.remove(0);
+    let (mut config, preset) = if preset_name == "tiny" {
+        let tiny = sep::NeuralConfig {
             backbone: sep::BackboneConfig::Pac(sep::PacConfig {
                 context: 4,
                 embed: 8,
@@ -40,27 +58,50 @@ fn main() {
             streams: 8,
             min_stream_len: 64,
             adam: sep::AdamConfig::default(),
-        }
+        };
+        (tiny, sep::Preset::Fast)
     } else {
-        sep::NeuralConfig::preset(sep::Preset::from_name(&preset).expect("preset name or tiny"))
+        let p = sep::Preset::from_name(&preset_name).expect("preset name or tiny");
+        (sep::NeuralConfig::preset(p), p)
     };
-    let sep::BackboneConfig::Pac(pac) = &mut config.backbone;
-    if let Some(v) = context {
-        pac.context = v;
+    config = config.with_knobs(preset, &knobs).expect("valid knobs");
+    let pac = match &mut config.backbone {
+        sep::BackboneConfig::Pac(p) => Some(p),
+        sep::BackboneConfig::Se(sep::SeConfig {
+            body: sep::SeBody::Pac(p),
+            ..
+        }) => Some(p),
+        _ => None,
+    };
+    if let Some(pac) = pac {
+        if let Some(v) = ffn {
+            pac.ffn = v;
+        }
+        if let Some(v) = pairs {
+            pac.pairs = v;
+        }
+        if let Some(v) = embed {
+            pac.embed = v;
+        }
+        if let Some(v) = cache {
+            pac.cache = v;
+        }
+    } else if let Some(v) = ffn {
+        match &mut config.backbone {
+            sep::BackboneConfig::Trace(t)
+            | sep::BackboneConfig::Se(sep::SeConfig {
+                body: sep::SeBody::Trace(t),
+                ..
+            }) => t.ffn = v,
+            sep::BackboneConfig::PatchTst(t)
+            | sep::BackboneConfig::Se(sep::SeConfig {
+                body: sep::SeBody::PatchTst(t),
+                ..
+            }) => t.ffn = v,
+            _ => {}
+        }
     }
-    if let Some(v) = ffn {
-        pac.ffn = v;
-    }
-    if let Some(v) = pairs {
-        pac.pairs = v;
-    }
-    if let Some(v) = embed {
-        pac.embed = v;
-    }
-    if let Some(v) = cache {
-        pac.cache = v;
-    }
-    pac.validate().expect("valid PAC");
+    config.backbone.validate().expect("valid backbone");
     if let Some(v) = streams {
         config.streams = v;
     }
@@ -70,7 +111,14 @@ fn main() {
     if let Some(v) = lr {
         config.adam.lr = v;
     }
-    eprintln!("{}", config.describe());
+    if let Some(t) = threads {
+        sep_kernels::set_num_threads(t);
+    }
+    eprintln!(
+        "{} ({:.1} M multiply-adds per byte forward)",
+        config.describe(),
+        config.backbone.forward_macs() as f64 / 1e6
+    );
     let options = sep::Options {
         model: sep::Model::Neural(config),
         block_size: Some(1 << 30),

@@ -30,8 +30,10 @@ pub use codec::{Model, ModelConfig};
 pub use decoder::{ArchiveInfo, Decoder, inspect, read_header};
 pub use encoder::{Encoder, Options};
 pub use error::{Error, Result};
-pub use neural::{NeuralConfig, Preset};
-pub use sep_model::{BackboneConfig, PacConfig};
+pub use neural::{AdaptiveKind, BackboneKind, Knobs, NeuralConfig, Preset};
+pub use sep_model::{
+    Adaptive, BackboneConfig, PacConfig, PatchTstConfig, SeBody, SeConfig, TraceConfig,
+};
 pub use sep_nn::AdamConfig;
 
 use std::io::{Read, Write};

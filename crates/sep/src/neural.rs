@@ -1,6 +1,13 @@
 //! The neural model (`model_id` 2): its configuration, presets and header form.
+//!
+//! [`Preset`]s name whole configurations, among them the paper's six (PAC, TRACE and
+//! PatchTST, each without and with the semantics enhancement, SEP.md sections 3-4).
+//! [`Knobs`] change a preset for experiments: another backbone, SE on or off, the
+//! patch, the stride and the adaptive stride ([`NeuralConfig::with_knobs`]).
 
-use sep_model::{BackboneConfig, PacConfig};
+use sep_model::{
+    Adaptive, BackboneConfig, PacConfig, PatchTstConfig, SeBody, SeConfig, TraceConfig,
+};
 use sep_nn::AdamConfig;
 
 /// Named neural configurations.
@@ -14,11 +21,34 @@ pub enum Preset {
     Max,
     /// The paper's PAC configuration (B = 512, L = 16, E = 16, F = 4096, 4 pairs).
     PaperPac,
+    /// The paper's SEP+PAC: SE (L = 48, patches of 16 bytes x 16 features, 33 patches
+    /// -> 1 token, soft gate per patch) in front of PAC's body with 5 pairs.
+    PaperSepPac,
+    /// The paper's TRACE (B = 512, L = 64, 16 tokens of 256, 8 heads, FFN 4096 twice).
+    PaperTrace,
+    /// The paper's SEP+TRACE: SE (L = 64, patches of 4 x 64 features with positions,
+    /// 61 patches -> 4 tokens, soft gate per element) in front of TRACE's body.
+    PaperSepTrace,
+    /// The paper's PatchTST (B = 512, L = 64, 16 tokens of 256, 8 heads, FFN 4096).
+    PaperPatchTst,
+    /// The paper's SEP+PatchTST: SE (L = 64, patches of 4 x 64 features, 61 patches
+    /// -> 8 tokens, soft gate per element) in front of PatchTST's body.
+    PaperSepPatchTst,
 }
 
 impl Preset {
     /// Every preset, for listings.
-    pub const ALL: [Preset; 4] = [Preset::Fast, Preset::Default, Preset::Max, Preset::PaperPac];
+    pub const ALL: [Preset; 9] = [
+        Preset::Fast,
+        Preset::Default,
+        Preset::Max,
+        Preset::PaperPac,
+        Preset::PaperSepPac,
+        Preset::PaperTrace,
+        Preset::PaperSepTrace,
+        Preset::PaperPatchTst,
+        Preset::PaperSepPatchTst,
+    ];
 
     /// The command-line name.
     pub fn name(self) -> &'static str {
@@ -27,13 +57,294 @@ impl Preset {
             Preset::Default => "default",
             Preset::Max => "max",
             Preset::PaperPac => "paper-pac",
+            Preset::PaperSepPac => "paper-sep-pac",
+            Preset::PaperTrace => "paper-trace",
+            Preset::PaperSepTrace => "paper-sep-trace",
+            Preset::PaperPatchTst => "paper-patchtst",
+            Preset::PaperSepPatchTst => "paper-sep-patchtst",
         }
+    }
+
+    /// Whether this is one of the paper's configurations (sized for a GPU).
+    pub fn is_paper(self) -> bool {
+        !matches!(self, Preset::Fast | Preset::Default | Preset::Max)
     }
 
     /// The preset with this command-line name.
     pub fn from_name(name: &str) -> Option<Preset> {
         Preset::ALL.into_iter().find(|p| p.name() == name)
     }
+}
+
+/// A backbone family, for [`Knobs::backbone`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BackboneKind {
+    /// PAC (MLP).
+    Pac,
+    /// TRACE (linear attention).
+    Trace,
+    /// PatchTST (softmax attention, BatchNorm).
+    PatchTst,
+}
+
+impl BackboneKind {
+    /// Every kind, for listings.
+    pub const ALL: [BackboneKind; 3] = [
+        BackboneKind::Pac,
+        BackboneKind::Trace,
+        BackboneKind::PatchTst,
+    ];
+
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            BackboneKind::Pac => "pac",
+            BackboneKind::Trace => "trace",
+            BackboneKind::PatchTst => "patchtst",
+        }
+    }
+
+    /// The kind with this command-line name.
+    pub fn from_name(name: &str) -> Option<BackboneKind> {
+        BackboneKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// The kind of a backbone (of its body, behind the SE).
+    pub fn of(b: &BackboneConfig) -> BackboneKind {
+        match b {
+            BackboneConfig::Pac(_)
+            | BackboneConfig::Se(SeConfig {
+                body: SeBody::Pac(_),
+                ..
+            }) => BackboneKind::Pac,
+            BackboneConfig::Trace(_)
+            | BackboneConfig::Se(SeConfig {
+                body: SeBody::Trace(_),
+                ..
+            }) => BackboneKind::Trace,
+            BackboneConfig::PatchTst(_)
+            | BackboneConfig::Se(SeConfig {
+                body: SeBody::PatchTst(_),
+                ..
+            }) => BackboneKind::PatchTst,
+        }
+    }
+
+    /// The paper's size of this backbone, without SE.
+    pub fn paper(self) -> BackboneConfig {
+        match self {
+            BackboneKind::Pac => BackboneConfig::Pac(PacConfig::PAPER),
+            BackboneKind::Trace => BackboneConfig::Trace(TraceConfig::PAPER),
+            BackboneKind::PatchTst => BackboneConfig::PatchTst(PatchTstConfig::PAPER),
+        }
+    }
+
+    /// A size that runs at tens of KB/s on a CPU, without SE (PAC: the `default`
+    /// preset's).
+    pub fn cpu(self) -> BackboneConfig {
+        match self {
+            BackboneKind::Pac => NeuralConfig::preset(Preset::Default).backbone,
+            BackboneKind::Trace => BackboneConfig::Trace(TraceConfig {
+                context: 32,
+                embed: 32,
+                group: 4,
+                heads: 4,
+                ffn: 512,
+                passes: 2,
+            }),
+            BackboneKind::PatchTst => BackboneConfig::PatchTst(PatchTstConfig {
+                context: 32,
+                embed: 32,
+                group: 4,
+                heads: 4,
+                ffn: 512,
+                layers: 1,
+            }),
+        }
+    }
+}
+
+/// The adaptive-stride mode, for [`Knobs::adaptive`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AdaptiveKind {
+    /// Fixed stride.
+    Off,
+    /// The reference code's soft gate.
+    Soft,
+    /// The paper's hard threshold, skipping patches.
+    Hard,
+}
+
+impl AdaptiveKind {
+    /// The kind with this command-line name (`off`, `soft`, `hard`).
+    pub fn from_name(name: &str) -> Option<AdaptiveKind> {
+        match name {
+            "off" => Some(AdaptiveKind::Off),
+            "soft" => Some(AdaptiveKind::Soft),
+            "hard" => Some(AdaptiveKind::Hard),
+            _ => None,
+        }
+    }
+
+    /// The gate of this kind for `s`: its current one if of this kind, else the
+    /// reference's soft gate for its body (per patch, keep every 8th, slope 10 for PAC;
+    /// per element, keep every `P`-th, slope 64 for TRACE and 10 for PatchTST), or a
+    /// hard gate keeping every `P`-th patch (so the stride grows to at most `P`).
+    pub fn default_for(self, s: &SeConfig) -> Adaptive {
+        match (self, s.adaptive) {
+            (AdaptiveKind::Off, _) => Adaptive::Off,
+            (AdaptiveKind::Soft, a @ Adaptive::Soft { .. }) => a,
+            (AdaptiveKind::Hard, a @ Adaptive::Hard { .. }) => a,
+            (AdaptiveKind::Soft, _) => match s.body {
+                SeBody::Pac(_) => Adaptive::Soft {
+                    per_element: false,
+                    keep_every: 8,
+                    threshold: 0.5,
+                    slope: 10.0,
+                },
+                SeBody::Trace(_) | SeBody::PatchTst(_) => Adaptive::Soft {
+                    per_element: true,
+                    keep_every: s.patch,
+                    threshold: 0.5,
+                    slope: if matches!(s.body, SeBody::Trace(_)) {
+                        64.0
+                    } else {
+                        10.0
+                    },
+                },
+            },
+            (AdaptiveKind::Hard, _) => Adaptive::Hard {
+                keep_every: s.patch,
+                threshold: 0.5,
+                sparsity: 0.0,
+            },
+        }
+    }
+}
+
+/// Experiment knobs applied to a preset by [`NeuralConfig::with_knobs`]; `None` keeps
+/// the preset's choice.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Knobs {
+    /// Another backbone family.
+    pub backbone: Option<BackboneKind>,
+    /// Semantics enhancement on or off.
+    pub se: Option<bool>,
+    /// SE patch window `P` (the per-byte width changes so that `P * D` stays).
+    pub patch: Option<u8>,
+    /// SE stride `S`.
+    pub stride: Option<u8>,
+    /// SE adaptive stride.
+    pub adaptive: Option<AdaptiveKind>,
+    /// SE tokens `T` (the body follows).
+    pub tokens: Option<u16>,
+    /// The hard gate's sparsity pressure.
+    pub sparsity: Option<f32>,
+    /// Context bytes `L`.
+    pub context: Option<u16>,
+}
+
+/// The SE in front of `b`'s body, as the paper pairs them: for PAC (`L`, `E`), `3L`
+/// bytes, patches of `L` bytes x `E` features, one token (the preset's PAC body);
+/// for TRACE (`L`, `E`, `G`, `tk` tokens), `L` bytes, patches of `G` x `E` with
+/// positions, `tk / 4` tokens; for PatchTST, likewise without positions and `tk / 2`
+/// tokens; the reference's soft gates ([`AdaptiveKind::default_for`]).
+pub fn se_on(b: &BackboneConfig) -> Result<BackboneConfig, String> {
+    let mut s = match *b {
+        BackboneConfig::Se(s) => return Ok(BackboneConfig::Se(s)),
+        BackboneConfig::Pac(p) => SeConfig {
+            context: 3 * p.context,
+            patch: u8::try_from(p.context).map_err(|_| "PAC context too large for SE")?,
+            stride: 1,
+            embed: p.embed,
+            positions: false,
+            tokens: 1,
+            adaptive: Adaptive::Off,
+            body: SeBody::Pac(p),
+        },
+        BackboneConfig::Trace(t) => {
+            let tokens = (t.tokens() / 4).max(1) as u16;
+            SeConfig {
+                context: t.context,
+                patch: t.group,
+                stride: 1,
+                embed: t.embed,
+                positions: true,
+                tokens,
+                adaptive: Adaptive::Off,
+                body: SeBody::Trace(TraceConfig {
+                    context: tokens * u16::from(t.group),
+                    ..t
+                }),
+            }
+        }
+        BackboneConfig::PatchTst(t) => {
+            let tokens = (t.tokens() / 2).max(2) as u16;
+            SeConfig {
+                context: t.context,
+                patch: t.group,
+                stride: 1,
+                embed: t.embed,
+                positions: false,
+                tokens,
+                adaptive: Adaptive::Off,
+                body: SeBody::PatchTst(PatchTstConfig {
+                    context: tokens * u16::from(t.group),
+                    ..t
+                }),
+            }
+        }
+    };
+    s.adaptive = AdaptiveKind::Soft.default_for(&s);
+    s.validate()?;
+    Ok(BackboneConfig::Se(s))
+}
+
+/// The plain backbone behind an SE: PAC's body with its own front end; TRACE and
+/// PatchTST bodies over the SE's context (`L / G` tokens).
+pub fn se_off(b: &BackboneConfig) -> BackboneConfig {
+    match *b {
+        BackboneConfig::Se(s) => match s.body {
+            SeBody::Pac(p) => BackboneConfig::Pac(p),
+            SeBody::Trace(t) => BackboneConfig::Trace(TraceConfig {
+                context: s.context,
+                ..t
+            }),
+            SeBody::PatchTst(t) => BackboneConfig::PatchTst(PatchTstConfig {
+                context: s.context,
+                ..t
+            }),
+        },
+        ref other => other.clone(),
+    }
+}
+
+/// The body with `tokens` tokens (token bodies) or unchanged (PAC).
+fn resize_body(body: SeBody, tokens: u16) -> Result<SeBody, String> {
+    Ok(match body {
+        SeBody::Pac(_) => {
+            return Err("--tokens: an SE in front of PAC makes one token".into());
+        }
+        SeBody::Trace(t) => SeBody::Trace(TraceConfig {
+            context: tokens * u16::from(t.group),
+            ..t
+        }),
+        SeBody::PatchTst(t) => SeBody::PatchTst(PatchTstConfig {
+            context: tokens * u16::from(t.group),
+            ..t
+        }),
+    })
+}
+
+/// Sets the context bytes of a backbone (the SE's for an SE).
+fn set_context(b: &mut BackboneConfig, l: u16) -> Result<(), String> {
+    match b {
+        BackboneConfig::Pac(p) => p.context = l,
+        BackboneConfig::Trace(t) => t.context = l,
+        BackboneConfig::PatchTst(t) => t.context = l,
+        BackboneConfig::Se(s) => s.context = l,
+    }
+    b.validate()
 }
 
 /// Everything that defines the neural model of an archive.
@@ -107,7 +418,119 @@ impl NeuralConfig {
                     ..adam
                 },
             },
+            Preset::PaperSepPac => NeuralConfig {
+                backbone: BackboneConfig::Se(SeConfig {
+                    context: 48,
+                    patch: 16,
+                    stride: 1,
+                    embed: 16,
+                    positions: false,
+                    tokens: 1,
+                    adaptive: Adaptive::Soft {
+                        per_element: false,
+                        keep_every: 8,
+                        threshold: 0.5,
+                        slope: 10.0,
+                    },
+                    body: SeBody::Pac(PacConfig {
+                        pairs: 5,
+                        ..PacConfig::PAPER
+                    }),
+                }),
+                ..NeuralConfig::preset(Preset::PaperPac)
+            },
+            Preset::PaperTrace => NeuralConfig {
+                backbone: BackboneConfig::Trace(TraceConfig::PAPER),
+                streams: 512,
+                min_stream_len: 1,
+                adam,
+            },
+            Preset::PaperSepTrace => NeuralConfig {
+                backbone: se_on(&BackboneConfig::Trace(TraceConfig::PAPER))
+                    .expect("paper SEP+TRACE"),
+                ..NeuralConfig::preset(Preset::PaperTrace)
+            },
+            Preset::PaperPatchTst => NeuralConfig {
+                backbone: BackboneConfig::PatchTst(PatchTstConfig::PAPER),
+                ..NeuralConfig::preset(Preset::PaperTrace)
+            },
+            Preset::PaperSepPatchTst => NeuralConfig {
+                backbone: se_on(&BackboneConfig::PatchTst(PatchTstConfig::PAPER))
+                    .expect("paper SEP+PatchTST"),
+                ..NeuralConfig::preset(Preset::PaperTrace)
+            },
         }
+    }
+
+    /// This configuration changed by experiment knobs (the command line's `--backbone`,
+    /// `--se`, `--patch`, `--stride`, `--adaptive`). `preset` is the one `self` came
+    /// from: a backbone switched with [`Knobs::backbone`] takes the paper's sizes after a
+    /// paper preset and the CPU sizes of [`BackboneKind::cpu`] otherwise.
+    pub fn with_knobs(&self, preset: Preset, knobs: &Knobs) -> Result<NeuralConfig, String> {
+        let mut c = self.clone();
+        let kind = BackboneKind::of(&c.backbone);
+        let se = matches!(c.backbone, BackboneConfig::Se(_));
+        if let Some(k) = knobs.backbone.filter(|&k| k != kind) {
+            let plain = if preset.is_paper() {
+                k.paper()
+            } else {
+                k.cpu()
+            };
+            c.backbone = if se { se_on(&plain)? } else { plain };
+        }
+        match knobs.se {
+            Some(true) if !matches!(c.backbone, BackboneConfig::Se(_)) => {
+                c.backbone = se_on(&c.backbone)?;
+            }
+            Some(false) => c.backbone = se_off(&c.backbone),
+            _ => {}
+        }
+        let se_knob = knobs.patch.is_some()
+            || knobs.stride.is_some()
+            || knobs.adaptive.is_some()
+            || knobs.tokens.is_some()
+            || knobs.sparsity.is_some();
+        if se_knob {
+            let BackboneConfig::Se(s) = &mut c.backbone else {
+                return Err(
+                    "--patch, --stride and --adaptive apply with the semantics enhancement (--se on)"
+                        .into(),
+                );
+            };
+            if let Some(p) = knobs.patch {
+                let f = s.features();
+                if p == 0 || !f.is_multiple_of(usize::from(p)) {
+                    return Err(format!(
+                        "--patch {p}: must divide the token width {f} (patch x embed)"
+                    ));
+                }
+                s.embed = (f / usize::from(p)) as u16;
+                s.patch = p;
+                s.stride = s.stride.min(p);
+            }
+            if let Some(st) = knobs.stride {
+                s.stride = st;
+            }
+            if let Some(t) = knobs.tokens {
+                s.tokens = t;
+                s.body = resize_body(s.body, t)?;
+            }
+            if let Some(a) = knobs.adaptive {
+                s.adaptive = a.default_for(s);
+            }
+            if let Some(v) = knobs.sparsity {
+                let Adaptive::Hard { sparsity, .. } = &mut s.adaptive else {
+                    return Err("the sparsity applies to --adaptive hard".into());
+                };
+                *sparsity = v;
+            }
+            s.validate()?;
+        }
+        if let Some(l) = knobs.context {
+            set_context(&mut c.backbone, l)?;
+        }
+        c.backbone.validate()?;
+        Ok(c)
     }
 
     /// Bytes of context.
@@ -218,6 +641,80 @@ impl NeuralConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn knobs_reproduce_the_paper_pairs_and_validate() {
+        let p = |x| NeuralConfig::preset(x);
+        let on = Knobs {
+            se: Some(true),
+            ..Knobs::default()
+        };
+        let off = Knobs {
+            se: Some(false),
+            ..Knobs::default()
+        };
+        for (plain, sep) in [
+            (Preset::PaperTrace, Preset::PaperSepTrace),
+            (Preset::PaperPatchTst, Preset::PaperSepPatchTst),
+        ] {
+            assert_eq!(p(plain).with_knobs(plain, &on), Ok(p(sep)), "{plain:?}");
+            assert_eq!(p(sep).with_knobs(sep, &off), Ok(p(plain)), "{sep:?}");
+        }
+        assert_eq!(
+            p(Preset::PaperSepPac).with_knobs(Preset::PaperSepPac, &off),
+            Ok(NeuralConfig {
+                backbone: BackboneConfig::Pac(PacConfig {
+                    pairs: 5,
+                    ..PacConfig::PAPER
+                }),
+                ..p(Preset::PaperPac)
+            })
+        );
+        let trace = Knobs {
+            backbone: Some(BackboneKind::Trace),
+            se: Some(true),
+            stride: Some(2),
+            adaptive: Some(AdaptiveKind::Hard),
+            ..Knobs::default()
+        };
+        let c = p(Preset::Default)
+            .with_knobs(Preset::Default, &trace)
+            .unwrap();
+        let BackboneConfig::Se(s) = c.backbone else {
+            panic!("SE expected")
+        };
+        assert_eq!((s.stride, s.adaptive.name()), (2, "hard"));
+        assert_eq!(BackboneKind::of(&c.backbone), BackboneKind::Trace);
+        let patch = Knobs {
+            patch: Some(4),
+            ..Knobs::default()
+        };
+        assert!(
+            p(Preset::Default)
+                .with_knobs(Preset::Default, &patch)
+                .is_err()
+        );
+        let bad_stride = Knobs {
+            se: Some(true),
+            stride: Some(9),
+            ..Knobs::default()
+        };
+        let e = p(Preset::PaperTrace)
+            .with_knobs(Preset::PaperTrace, &bad_stride)
+            .unwrap_err();
+        assert!(e.contains("stride"), "{e}");
+        for kind in BackboneKind::ALL {
+            for se in [false, true] {
+                let k = Knobs {
+                    backbone: Some(kind),
+                    se: Some(se),
+                    ..Knobs::default()
+                };
+                let c = p(Preset::Fast).with_knobs(Preset::Fast, &k).unwrap();
+                assert_eq!(BackboneKind::of(&c.backbone), kind);
+            }
+        }
+    }
 
     #[test]
     fn params_round_trip_and_validate() {
