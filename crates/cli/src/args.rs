@@ -65,9 +65,34 @@ pub struct Args {
     #[arg(short = 'm', long, value_name = "NAME", default_value = "neural")]
     pub model: String,
 
-    /// Neural preset: fast, default, max, paper-pac (implies --model neural).
+    /// Neural preset: fast, default, max, or the paper's paper-pac, paper-sep-pac,
+    /// paper-trace, paper-sep-trace, paper-patchtst, paper-sep-patchtst (implies
+    /// --model neural).
     #[arg(short = 'p', long, value_name = "NAME")]
     pub preset: Option<String>,
+
+    /// Neural: backbone family: pac, trace, patchtst (CPU-sized; paper-sized after a
+    /// paper-* preset).
+    #[arg(long, value_name = "NAME", value_parser = ["pac", "trace", "patchtst"])]
+    pub backbone: Option<String>,
+
+    /// Neural: semantics enhancement (SEP) in front of the backbone.
+    #[arg(long, value_name = "on|off", value_parser = ["on", "off"])]
+    pub se: Option<String>,
+
+    /// SE: bytes per patch (P); the features per byte change so that a token keeps
+    /// its width.
+    #[arg(long, value_name = "P")]
+    pub patch: Option<u8>,
+
+    /// SE: bytes between patches (S, 1..=P).
+    #[arg(long, value_name = "S")]
+    pub stride: Option<u8>,
+
+    /// SE: adaptive stride: soft (the reference code's gate), hard (the paper's
+    /// threshold: low-scoring patches are skipped), off (fixed stride).
+    #[arg(long, value_name = "MODE", value_parser = ["soft", "hard", "off"])]
+    pub adaptive: Option<String>,
 
     /// Neural: the most streams (B) a block is split into.
     #[arg(long, value_name = "B")]

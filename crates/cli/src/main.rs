@@ -59,11 +59,13 @@ fn main() -> ExitCode {
     }
 }
 
-/// The model from `--model`, `--preset`, `--streams` and `--context`.
+/// The model from `--model`, `--preset`, `--streams`, `--context` and the
+/// experiment knobs (`--backbone`, `--se`, `--patch`, `--stride`, `--adaptive`).
 fn choose_model(args: &Args) -> Result<sep::Model> {
+    let mut preset = sep::Preset::Default;
     let mut model = match &args.preset {
         Some(name) => {
-            let preset = sep::Preset::from_name(name).ok_or_else(|| {
+            preset = sep::Preset::from_name(name).ok_or_else(|| {
                 let names: Vec<&str> = sep::Preset::ALL.iter().map(|p| p.name()).collect();
                 Usage(format!(
                     "unknown preset '{name}' (available: {})",
@@ -87,9 +89,28 @@ fn choose_model(args: &Args) -> Result<sep::Model> {
             ))
         })?,
     };
-    if args.streams.is_some() || args.context.is_some() {
+    let knobs = sep::Knobs {
+        backbone: args
+            .backbone
+            .as_deref()
+            .map(|n| sep::BackboneKind::from_name(n).expect("clap checked the name")),
+        se: args.se.as_deref().map(|v| v == "on"),
+        patch: args.patch,
+        stride: args.stride,
+        adaptive: args
+            .adaptive
+            .as_deref()
+            .map(|n| sep::AdaptiveKind::from_name(n).expect("clap checked the name")),
+        context: args.context,
+        ..sep::Knobs::default()
+    };
+    if args.streams.is_some() || knobs != sep::Knobs::default() {
         let sep::Model::Neural(config) = &mut model else {
-            return Err(Usage("--streams and --context apply to the neural model".into()).into());
+            return Err(Usage(
+                "--streams, --context, --backbone, --se, --patch, --stride and --adaptive apply to the neural model"
+                    .into(),
+            )
+            .into());
         };
         if let Some(b) = args.streams {
             if !(1..=sep::format::MAX_STREAMS).contains(&b) {
@@ -101,12 +122,12 @@ fn choose_model(args: &Args) -> Result<sep::Model> {
             }
             config.streams = b;
         }
-        if let Some(l) = args.context {
-            let sep::BackboneConfig::Pac(pac) = &mut config.backbone;
-            pac.context = l;
-            pac.validate()
-                .map_err(|e| Usage(format!("--context {l}: {e}")))?;
-        }
+        *config = config
+            .with_knobs(preset, &knobs)
+            .map_err(|e| match args.context {
+                Some(l) if e.contains("context") => Usage(format!("--context {l}: {e}")),
+                _ => Usage(e),
+            })?;
     }
     Ok(model)
 }
