@@ -373,41 +373,26 @@ impl NeuralConfig {
             weight_decay: 0.0,
         };
         match p {
+            // Chosen by measurement (README, "Neural presets"): a short context
+            // and a single FFN learn fastest online; a learning rate of 4e-3
+            // beats the paper's 1e-3 at every size we measured.
             Preset::Fast => NeuralConfig {
-                backbone: BackboneConfig::Pac(PacConfig {
-                    context: 8,
-                    embed: 16,
-                    ffn: 256,
-                    pairs: 1,
-                    cache: false,
-                }),
+                backbone: BackboneConfig::Pac(PacConfig { context: 8, embed: 16, ffn: 256, pairs: 1, cache: false }),
                 streams: 64,
                 min_stream_len: 2048,
-                adam,
+                adam: AdamConfig { lr: 4e-3, ..adam },
             },
             Preset::Default => NeuralConfig {
-                backbone: BackboneConfig::Pac(PacConfig {
-                    context: 16,
-                    embed: 16,
-                    ffn: 512,
-                    pairs: 1,
-                    cache: false,
-                }),
-                streams: 64,
+                backbone: BackboneConfig::Pac(PacConfig { context: 8, embed: 16, ffn: 512, pairs: 1, cache: false }),
+                streams: 32,
                 min_stream_len: 2048,
-                adam,
+                adam: AdamConfig { lr: 4e-3, ..adam },
             },
             Preset::Max => NeuralConfig {
-                backbone: BackboneConfig::Pac(PacConfig {
-                    context: 16,
-                    embed: 16,
-                    ffn: 1024,
-                    pairs: 2,
-                    cache: true,
-                }),
-                streams: 64,
+                backbone: BackboneConfig::Pac(PacConfig { context: 8, embed: 32, ffn: 1024, pairs: 1, cache: false }),
+                streams: 32,
                 min_stream_len: 2048,
-                adam,
+                adam: AdamConfig { lr: 4e-3, ..adam },
             },
             Preset::PaperPac => NeuralConfig {
                 backbone: BackboneConfig::Pac(PacConfig::PAPER),
