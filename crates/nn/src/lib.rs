@@ -111,7 +111,7 @@ pub use rng::{Rng, ln as ln_f64, splitmix64};
 /// Rows in a buffer of `len` elements of `width` columns, checked against `max_rows`.
 pub(crate) fn rows_of(len: usize, width: usize, max_rows: usize, what: &str) -> usize {
     assert!(
-        len % width == 0,
+        len.is_multiple_of(width),
         "{what}: length {len} is not a multiple of the row width {width}"
     );
     let rows = len / width;

@@ -88,7 +88,7 @@ pub fn scale_in_place(x: &mut [f32], s: f32) {
 /// [`sep_kernels::sum_cols`] accumulating).
 pub fn accumulate_column_sums(x: &[f32], cols: usize, acc: &mut [f32]) {
     assert!(
-        acc.len() == cols && x.len() % cols == 0,
+        acc.len() == cols && x.len().is_multiple_of(cols),
         "ops::accumulate_column_sums: shape mismatch"
     );
     sep_kernels::sum_cols(x, acc, x.len() / cols, cols, true);

@@ -20,7 +20,7 @@ use crate::rng::ln;
 /// (`torch.cat([x, sin, cos], -1)` appends this after the embedding).
 pub fn sinusoidal_positions(buf: &mut [f32], positions: usize, size: usize) {
     assert!(
-        size % 2 == 0 && buf.len() == positions * size,
+        size.is_multiple_of(2) && buf.len() == positions * size,
         "sinusoidal_positions: buf must be [positions x size], size even"
     );
     let half = size / 2;

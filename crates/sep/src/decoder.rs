@@ -93,14 +93,14 @@ impl<R: Read> Decoder<R> {
                         });
                     }
                     self.archive_total += u64::from(bh.raw_len);
-                    if let Some(declared) = self.header.content_length {
-                        if self.archive_total > declared {
-                            return Err(Error::LengthMismatch {
-                                what: "content (sum of raw_len)",
-                                expected: declared,
-                                found: self.archive_total,
-                            });
-                        }
+                    if let Some(declared) = self.header.content_length
+                        && self.archive_total > declared
+                    {
+                        return Err(Error::LengthMismatch {
+                            what: "content (sum of raw_len)",
+                            expected: declared,
+                            found: self.archive_total,
+                        });
                     }
                     batch.push(RawBlock {
                         header: bh,
@@ -159,14 +159,14 @@ impl<R: Read> Decoder<R> {
                 found: self.archive_total,
             });
         }
-        if let Some(declared) = self.header.content_length {
-            if declared != content_length {
-                return Err(Error::LengthMismatch {
-                    what: "content_length of the end record",
-                    expected: declared,
-                    found: content_length,
-                });
-            }
+        if let Some(declared) = self.header.content_length
+            && declared != content_length
+        {
+            return Err(Error::LengthMismatch {
+                what: "content_length of the end record",
+                expected: declared,
+                found: content_length,
+            });
         }
         let found = self.hasher.digest();
         if found != content_check {
@@ -360,14 +360,14 @@ pub fn inspect<R: Read>(mut r: R) -> Result<Vec<ArchiveInfo>> {
                             found: total,
                         });
                     }
-                    if let Some(declared) = info.header.content_length {
-                        if declared != total {
-                            return Err(Error::LengthMismatch {
-                                what: "content_length of the end record",
-                                expected: declared,
-                                found: total,
-                            });
-                        }
+                    if let Some(declared) = info.header.content_length
+                        && declared != total
+                    {
+                        return Err(Error::LengthMismatch {
+                            what: "content_length of the end record",
+                            expected: declared,
+                            found: total,
+                        });
                     }
                     info.content_length = end.content_length;
                     info.content_check = end.content_check;

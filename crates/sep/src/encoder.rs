@@ -172,13 +172,13 @@ impl<W: Write> Encoder<W> {
     fn accept(&mut self, buf: &[u8]) -> Result<usize> {
         let room = self.batch_len() - self.pending.len();
         let n = buf.len().min(room);
-        if let Some(declared) = self.header.content_length {
-            if self.total_in + n as u64 > declared {
-                return Err(Error::InputLength {
-                    declared,
-                    found: self.total_in + n as u64,
-                });
-            }
+        if let Some(declared) = self.header.content_length
+            && self.total_in + n as u64 > declared
+        {
+            return Err(Error::InputLength {
+                declared,
+                found: self.total_in + n as u64,
+            });
         }
         self.pending.extend_from_slice(&buf[..n]);
         self.hasher.update(&buf[..n]);
@@ -198,13 +198,13 @@ impl<W: Write> Encoder<W> {
     /// Like [`finish`](Self::finish), also returning the archive's size in
     /// bytes.
     pub fn finish_counted(mut self) -> Result<(W, u64)> {
-        if let Some(declared) = self.header.content_length {
-            if declared != self.total_in {
-                return Err(Error::InputLength {
-                    declared,
-                    found: self.total_in,
-                });
-            }
+        if let Some(declared) = self.header.content_length
+            && declared != self.total_in
+        {
+            return Err(Error::InputLength {
+                declared,
+                found: self.total_in,
+            });
         }
         self.flush_blocks(self.pending.len())?;
         let end = EndRecord {
