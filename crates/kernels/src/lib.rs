@@ -74,6 +74,8 @@ mod elementwise;
 mod isa;
 mod math;
 mod matmul;
+mod optim;
+mod parallel;
 mod pool;
 mod reduce;
 mod rows;
@@ -89,6 +91,8 @@ pub use elementwise::{
 };
 pub use isa::{Isa, UnsupportedIsa, active_isa, detected_isa, force_isa};
 pub use matmul::{matmul, matmul_nt, matmul_tn};
+pub use optim::{AdamScalars, adam_update};
+pub use parallel::for_each_chunk_mut;
 pub use pool::{num_threads, set_num_threads};
 pub use rows::{
     layernorm_rows, layernorm_rows_backward, log_softmax_rows, log_softmax_rows_inplace,

@@ -17,9 +17,11 @@
 //! `bc2_sqrt = sqrt(bc2)`; likewise `1 - beta1`, `1 - beta2`, `eps`, `weight_decay`.
 //!
 //! Every elementwise operation is a separately rounded IEEE `+ - * / sqrt`; no `mul_add`
-//! here, so that a baseline x86-64 build (no FMA) still vectorises the loop instead of
-//! calling libm's `fmaf`, with identical bits. The loop is written as zipped iterators
-//! over the four buffers of a [`Param`] so that it vectorises.
+//! here, so that a baseline x86-64 build (no FMA) runs it at full speed with identical
+//! bits. The update of each [`Param`] is one call of the fused kernel
+//! [`sep_kernels::adam_update`] (vectorised for the best instruction set, split over
+//! the kernels' threads in fixed chunks), whose documented operation order is the one
+//! above.
 //!
 //! ```
 //! use sep_nn::{Adam, AdamConfig, Module, Param};
@@ -37,6 +39,7 @@
 //! ```
 
 use crate::param::{Module, Param};
+use sep_kernels::AdamScalars;
 
 /// Adam hyper-parameters (PyTorch defaults except `weight_decay`, which PyTorch also
 /// defaults to 0).
@@ -76,19 +79,6 @@ pub struct Adam {
     beta2_pow: f64,
 }
 
-/// The per-step `f32` scalars of the update (see the module documentation).
-#[derive(Clone, Copy, Debug)]
-struct StepScalars {
-    beta1: f32,
-    beta2: f32,
-    one_minus_beta1: f32,
-    one_minus_beta2: f32,
-    step_size: f32,
-    bc2_sqrt: f32,
-    eps: f32,
-    weight_decay: f32,
-}
-
 impl Adam {
     /// An optimiser at step 0.
     pub fn new(config: AdamConfig) -> Self {
@@ -126,14 +116,14 @@ impl Adam {
         }
     }
 
-    fn advance(&mut self) -> StepScalars {
+    fn advance(&mut self) -> AdamScalars {
         let c = &self.config;
         self.t += 1;
         self.beta1_pow *= c.beta1;
         self.beta2_pow *= c.beta2;
         let bc1 = 1.0 - self.beta1_pow;
         let bc2 = 1.0 - self.beta2_pow;
-        StepScalars {
+        AdamScalars {
             beta1: c.beta1 as f32,
             beta2: c.beta2 as f32,
             one_minus_beta1: (1.0 - c.beta1) as f32,
@@ -146,46 +136,12 @@ impl Adam {
     }
 }
 
-fn update(p: &mut Param, s: &StepScalars) {
+fn update(p: &mut Param, s: &AdamScalars) {
     let n = p.value.len();
     assert!(
         p.grad.len() == n && p.adam_m.len() == n && p.adam_v.len() == n,
         "Adam: buffers of parameter {} differ in length",
         p.name
     );
-    let StepScalars {
-        beta1,
-        beta2,
-        one_minus_beta1,
-        one_minus_beta2,
-        step_size,
-        bc2_sqrt,
-        eps,
-        weight_decay,
-    } = *s;
-    let iter = p
-        .value
-        .iter_mut()
-        .zip(p.grad.iter_mut())
-        .zip(p.adam_m.iter_mut())
-        .zip(p.adam_v.iter_mut());
-    // Two loops rather than a branch per element: `g + 0 * p` is not always `g`
-    // (signed zeros, infinities), and the branch-free body vectorises.
-    if weight_decay != 0.0 {
-        for (((p, g), m), v) in iter {
-            let gd = *g + weight_decay * *p;
-            *m = beta1 * *m + one_minus_beta1 * gd;
-            *v = beta2 * *v + one_minus_beta2 * gd * gd;
-            *p -= step_size * (*m / (v.sqrt() / bc2_sqrt + eps));
-            *g = 0.0;
-        }
-    } else {
-        for (((p, g), m), v) in iter {
-            let gd = *g;
-            *m = beta1 * *m + one_minus_beta1 * gd;
-            *v = beta2 * *v + one_minus_beta2 * gd * gd;
-            *p -= step_size * (*m / (v.sqrt() / bc2_sqrt + eps));
-            *g = 0.0;
-        }
-    }
+    sep_kernels::adam_update(&mut p.value, &mut p.grad, &mut p.adam_m, &mut p.adam_v, s);
 }

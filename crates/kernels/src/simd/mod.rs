@@ -60,6 +60,8 @@ pub(crate) trait Simd: Copy {
     fn div(self, a: Self::V, b: Self::V) -> Self::V;
     /// `a * b + c` with a single rounding.
     fn fma(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+    /// `sqrt(a)`, correctly rounded (IEEE).
+    fn sqrt(self, a: Self::V) -> Self::V;
     /// `if a < b { a } else { b }`.
     fn min(self, a: Self::V, b: Self::V) -> Self::V;
     /// `if a > b { a } else { b }`.
@@ -185,6 +187,10 @@ impl Simd for Scalar {
     #[inline(always)]
     fn fma(self, a: f32, b: f32, c: f32) -> f32 {
         a.mul_add(b, c)
+    }
+    #[inline(always)]
+    fn sqrt(self, a: f32) -> f32 {
+        a.sqrt()
     }
     #[inline(always)]
     fn min(self, a: f32, b: f32) -> f32 {

@@ -112,6 +112,11 @@ impl Simd for Avx512 {
         unsafe { _mm512_fmadd_ps(a, b, c) }
     }
     #[inline(always)]
+    fn sqrt(self, a: __m512) -> __m512 {
+        // SAFETY: the token proves the features.
+        unsafe { _mm512_sqrt_ps(a) }
+    }
+    #[inline(always)]
     fn min(self, a: __m512, b: __m512) -> __m512 {
         // SAFETY: the token proves the features.
         unsafe { _mm512_min_ps(a, b) }
@@ -246,6 +251,11 @@ impl Simd for Avx2 {
     fn fma(self, a: __m256, b: __m256, c: __m256) -> __m256 {
         // SAFETY: the token proves the features.
         unsafe { _mm256_fmadd_ps(a, b, c) }
+    }
+    #[inline(always)]
+    fn sqrt(self, a: __m256) -> __m256 {
+        // SAFETY: the token proves the features.
+        unsafe { _mm256_sqrt_ps(a) }
     }
     #[inline(always)]
     fn min(self, a: __m256, b: __m256) -> __m256 {
@@ -418,6 +428,11 @@ impl Simd for Sse2 {
             );
             _mm_movelh_ps(_mm_cvtpd_ps(lo), _mm_cvtpd_ps(hi))
         }
+    }
+    #[inline(always)]
+    fn sqrt(self, a: __m128) -> __m128 {
+        // SAFETY: SSE2 is part of x86-64.
+        unsafe { _mm_sqrt_ps(a) }
     }
     #[inline(always)]
     fn min(self, a: __m128, b: __m128) -> __m128 {

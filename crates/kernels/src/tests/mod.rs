@@ -8,6 +8,7 @@
 mod golden;
 mod math;
 mod matmul;
+mod optim;
 mod pool;
 mod rows;
 
