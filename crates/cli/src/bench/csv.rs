@@ -43,8 +43,8 @@ pub fn render(rows: &[Row]) -> String {
             num(r.compress.cpu_s, 6),
             num(r.decompress.wall_s, 6),
             num(r.decompress.cpu_s, 6),
-            num(r.compress_mbps(), 4),
-            num(r.decompress_mbps(), 4),
+            num(r.compress_mbps(), 6),
+            num(r.decompress_mbps(), 6),
             r.compress
                 .peak_rss_kb
                 .map_or(String::new(), |k| k.to_string()),

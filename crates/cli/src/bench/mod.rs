@@ -308,14 +308,14 @@ fn failed_row(tool: &Tool, file: &str, bytes: u64) -> Row {
 fn progress_line(r: &Row) -> String {
     let mib = |k: Option<u64>| k.map_or(f64::NAN, |k| k as f64 / 1024.0);
     format!(
-        "{}  {}: {} -> {} bytes, ratio {:.3}, compress {:.2} MB/s, decompress {:.2} MB/s, RSS {:.1}/{:.1} MiB, {}",
+        "{}  {}: {} -> {} bytes, ratio {:.3}, compress {} MB/s, decompress {} MB/s, RSS {:.1}/{:.1} MiB, {}",
         r.file,
         r.label,
         table::thousands(r.bytes),
         r.compressed_bytes.map_or("-".into(), table::thousands),
         r.ratio(),
-        r.compress_mbps(),
-        r.decompress_mbps(),
+        table::speed(r.compress_mbps()),
+        table::speed(r.decompress_mbps()),
         mib(r.compress.peak_rss_kb),
         mib(r.decompress.peak_rss_kb),
         if r.verified { "verified" } else { "FAILED" }

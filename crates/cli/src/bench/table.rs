@@ -172,10 +172,10 @@ pub fn summary(rows: &[Row]) -> Grid {
                     text: fixed(r.ratio(), 3),
                     best: r.ratio() == best_ratio && t.len() > 1,
                 },
-                Cell::new(fixed(r.compress_mbps(), 2)),
-                Cell::new(fixed(super::row::mbps(r.bytes, r.compress.cpu_s), 2)),
-                Cell::new(fixed(r.decompress_mbps(), 2)),
-                Cell::new(fixed(super::row::mbps(r.bytes, r.decompress.cpu_s), 2)),
+                Cell::new(speed(r.compress_mbps())),
+                Cell::new(speed(super::row::mbps(r.bytes, r.compress.cpu_s))),
+                Cell::new(speed(r.decompress_mbps())),
+                Cell::new(speed(super::row::mbps(r.bytes, r.decompress.cpu_s))),
                 Cell::new(mib(r.compress.peak_rss_kb)),
                 Cell::new(mib(r.decompress.peak_rss_kb)),
                 Cell::new(if r.verified { "yes" } else { "NO" }),
@@ -203,6 +203,19 @@ pub fn thousands(n: u64) -> String {
     groups.join(",")
 }
 
+/// A speed with three significant digits (at most four decimals): `123`,
+/// `12.3`, `1.23`, `0.123`, `0.0123`; `-` when unknown.
+pub fn speed(x: f64) -> String {
+    let digits = match x.abs() {
+        a if a >= 99.95 => 0,
+        a if a >= 9.995 => 1,
+        a if a >= 0.9995 => 2,
+        a if a >= 0.09995 => 3,
+        _ => 4,
+    };
+    fixed(x, digits)
+}
+
 /// A number with `digits` decimals, `-` when unknown.
 fn fixed(x: f64, digits: usize) -> String {
     if x.is_finite() {
@@ -223,6 +236,19 @@ mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1000), "1,000");
         assert_eq!(thousands(13_472_740), "13,472,740");
+    }
+
+    #[test]
+    fn speeds_keep_three_digits() {
+        let got: Vec<String> = [1234.5, 12.34, 1.234, 0.1234, 0.01234, 0.0001, f64::NAN]
+            .into_iter()
+            .map(speed)
+            .collect();
+        assert_eq!(
+            got,
+            ["1234", "12.3", "1.23", "0.123", "0.0123", "0.0001", "-"]
+        );
+        assert_eq!(speed(9.999), "10.0");
     }
 
     #[test]
