@@ -37,6 +37,7 @@ fn pac(stride: u8, adaptive: Adaptive) -> SeConfig {
         stride,
         embed: 4,
         positions: false,
+        newest_init: false,
         tokens: 1,
         adaptive,
         body: SeBody::Pac(PacConfig {
@@ -58,6 +59,7 @@ fn trace(stride: u8, adaptive: Adaptive) -> SeConfig {
         stride,
         embed: 4,
         positions: true,
+        newest_init: false,
         tokens: 3,
         adaptive,
         body: SeBody::Trace(TraceConfig {
@@ -79,6 +81,7 @@ fn patchtst(adaptive: Adaptive) -> SeConfig {
         stride: 2,
         embed: 4,
         positions: false,
+        newest_init: false,
         tokens: 2,
         adaptive,
         body: SeBody::PatchTst(PatchTstConfig {
@@ -210,6 +213,44 @@ fn hard_gate_decisions_replay_and_sparsity_prunes() {
 }
 
 #[test]
+fn newest_init_starts_from_the_newest_patches() {
+    // 12 bytes, patches of 4 every 2 bytes (5 patches), 1 token: the map starts as
+    // patch 4 alone (bytes 8..12); the other bytes cannot change the first logits.
+    let c = SeConfig {
+        newest_init: true,
+        ..pac(2, Adaptive::Off)
+    };
+    let mut model = Se::new(&c, 2, 4);
+    let mut ctx = common::context(2, 12);
+    let a = common::logit_bits(&mut model, &ctx, 2);
+    for i in 0..8 {
+        ctx[i] ^= 0x3C;
+        ctx[12 + i] ^= 0x81;
+    }
+    model.reset();
+    assert_eq!(a, common::logit_bits(&mut model, &ctx, 2));
+    ctx[8] ^= 1;
+    model.reset();
+    assert_ne!(a, common::logit_bits(&mut model, &ctx, 2));
+    // With T tokens, token t starts as patch N - 1 - (T - 1 - t) * ceil(P / S).
+    let t = SeConfig {
+        newest_init: true,
+        ..trace(3, Adaptive::Off)
+    };
+    let mut w = Vec::new();
+    Se::new(&t, 1, 0).visit_params(&mut |p| {
+        if p.name == "se.map.weight" {
+            w = p.value.clone();
+        }
+    });
+    // 3 patches (stride 3, patch 4: step 2), 3 tokens: patch 2 for token 2, patch 0
+    // for token 1, none for token 0.
+    assert_eq!(w, [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0]);
+    let b = SeConfig::from_bytes(&t.to_bytes()).unwrap();
+    assert!(b.newest_init && b.positions);
+}
+
+#[test]
 fn soft_gate_keeps_every_patch_and_forced_patches_get_no_gradient() {
     let mut m = BackboneConfig::Se(pac(1, SOFT)).build(3, 2);
     let ctx = common::context(3, 12);
@@ -329,7 +370,7 @@ fn config_round_trips_and_validates_every_field() {
             "byte {at} = {v}: expected '{what}' in: {msg}"
         );
     };
-    corrupt(8, 2, "flag");
+    corrupt(8, 4, "flag");
     corrupt(9, 3, "adaptive mode 3");
     corrupt(10, 1, "mask must be 0");
     corrupt(16, 1, "slope must be 0");
@@ -356,6 +397,7 @@ fn paper_shapes() {
         stride: 1,
         embed: 64,
         positions: true,
+        newest_init: false,
         tokens: 4,
         adaptive: Adaptive::Off,
         body: SeBody::Trace(TraceConfig {
@@ -373,6 +415,7 @@ fn paper_shapes() {
         stride: 3,
         embed: 16,
         positions: false,
+        newest_init: false,
         tokens: 1,
         adaptive: Adaptive::Off,
         body: SeBody::Pac(PacConfig {

@@ -2,14 +2,20 @@
 //! bits per byte and speed: the tool behind the preset choices.
 //!
 //! `cargo run --release -p sep --example neural_speed -- PRESET FILE... [--streams B] [--context L]
-//!  [--ffn F] [--pairs P] [--embed E] [--cache 0|1] [--min-stream N] [--lr X] [--max-bytes N] [--no-decode]
+//!  [--ffn F] [--pairs P] [--embed E] [--heads H] [--cache 0|1] [--min-stream N] [--lr X] [--max-bytes N] [--no-decode]
 //!  [--backbone pac|trace|patchtst] [--se on|off] [--patch P] [--stride S] [--adaptive off|soft|hard]
-//!  [--tokens T] [--sparsity X] [--threads N]`
+//!  [--tokens T] [--sparsity X] [--se-init newest|random] [--threads N] [--mask-stats]`
 //!
 //! `PRESET` is a preset name or `tiny` (the test suite's configuration). The
 //! knobs `--backbone` .. `--sparsity` are those of `sep::Knobs`; `--ffn` sets the
-//! FFN width of any backbone, `--pairs`, `--embed` and `--cache` apply to PAC
-//! (plain or behind the SE). `--threads` sets the kernels' thread count.
+//! FFN width of any backbone, `--pairs` and `--cache` apply to PAC, `--embed` to
+//! PAC, TRACE and PatchTST (per byte), `--heads` to TRACE and PatchTST; they apply
+//! before `--se on` wraps the backbone (to the body of an SE preset: `--ffn` and
+//! PAC's). `--threads` sets the kernels' thread count.
+//!
+//! `--mask-stats` (SE only) runs the engine's training loop on the model directly
+//! instead of compressing: it prints the ideal code length (the archive's size
+//! within a few bytes) and, per step, how many patches the gate kept.
 
 use std::time::Instant;
 
@@ -26,6 +32,7 @@ fn main() {
     let ffn: Option<u16> = take("--ffn").map(|v| v.parse().unwrap());
     let pairs = take("--pairs").map(|v| v.parse().unwrap());
     let embed = take("--embed").map(|v| v.parse().unwrap());
+    let heads: Option<u8> = take("--heads").map(|v| v.parse().unwrap());
     let cache = take("--cache").map(|v| v == "1");
     let min_stream = take("--min-stream").map(|v| v.parse().unwrap());
     let lr = take("--lr").map(|v| v.parse().unwrap());
@@ -41,10 +48,12 @@ fn main() {
             .map(|v| sep::AdaptiveKind::from_name(&v).expect("off, soft or hard")),
         tokens: take("--tokens").map(|v| v.parse().unwrap()),
         sparsity: take("--sparsity").map(|v| v.parse().unwrap()),
+        newest_init: take("--se-init").map(|v| v == "newest"),
         context,
     };
     let no_decode = args.iter().any(|a| a == "--no-decode");
-    args.retain(|a| a != "--no-decode");
+    let stats = args.iter().any(|a| a == "--mask-stats");
+    args.retain(|a| a != "--no-decode" && a != "--mask-stats");
     let preset_name = args.remove(0);
     let (mut config, preset) = if preset_name == "tiny" {
         let tiny = sep::NeuralConfig {
@@ -64,43 +73,51 @@ fn main() {
         let p = sep::Preset::from_name(&preset_name).expect("preset name or tiny");
         (sep::NeuralConfig::preset(p), p)
     };
-    config = config.with_knobs(preset, &knobs).expect("valid knobs");
-    let pac = match &mut config.backbone {
-        sep::BackboneConfig::Pac(p) => Some(p),
-        sep::BackboneConfig::Se(sep::SeConfig {
-            body: sep::SeBody::Pac(p),
-            ..
-        }) => Some(p),
-        _ => None,
+    // The backbone first, then its sizes, then the SE knobs (so that `--se on`
+    // wraps the resized backbone).
+    let first = sep::Knobs {
+        backbone: knobs.backbone,
+        context: knobs.context,
+        ..sep::Knobs::default()
     };
-    if let Some(pac) = pac {
-        if let Some(v) = ffn {
-            pac.ffn = v;
+    config = config.with_knobs(preset, &first).expect("valid knobs");
+    match &mut config.backbone {
+        sep::BackboneConfig::Pac(pac)
+        | sep::BackboneConfig::Se(sep::SeConfig {
+            body: sep::SeBody::Pac(pac),
+            ..
+        }) => {
+            pac.ffn = ffn.unwrap_or(pac.ffn);
+            pac.pairs = pairs.unwrap_or(pac.pairs);
+            pac.embed = embed.unwrap_or(pac.embed);
+            pac.cache = cache.unwrap_or(pac.cache);
         }
-        if let Some(v) = pairs {
-            pac.pairs = v;
+        sep::BackboneConfig::Trace(t) => {
+            t.ffn = ffn.unwrap_or(t.ffn);
+            t.embed = embed.unwrap_or(t.embed);
+            t.heads = heads.unwrap_or(t.heads);
         }
-        if let Some(v) = embed {
-            pac.embed = v;
+        sep::BackboneConfig::PatchTst(t) => {
+            t.ffn = ffn.unwrap_or(t.ffn);
+            t.embed = embed.unwrap_or(t.embed);
+            t.heads = heads.unwrap_or(t.heads);
         }
-        if let Some(v) = cache {
-            pac.cache = v;
-        }
-    } else if let Some(v) = ffn {
-        match &mut config.backbone {
-            sep::BackboneConfig::Trace(t)
-            | sep::BackboneConfig::Se(sep::SeConfig {
-                body: sep::SeBody::Trace(t),
-                ..
-            }) => t.ffn = v,
-            sep::BackboneConfig::PatchTst(t)
-            | sep::BackboneConfig::Se(sep::SeConfig {
-                body: sep::SeBody::PatchTst(t),
-                ..
-            }) => t.ffn = v,
-            _ => {}
-        }
+        sep::BackboneConfig::Se(sep::SeConfig {
+            body: sep::SeBody::Trace(t),
+            ..
+        }) => t.ffn = ffn.unwrap_or(t.ffn),
+        sep::BackboneConfig::Se(sep::SeConfig {
+            body: sep::SeBody::PatchTst(t),
+            ..
+        }) => t.ffn = ffn.unwrap_or(t.ffn),
     }
+    config.backbone.validate().expect("valid backbone");
+    let second = sep::Knobs {
+        backbone: None,
+        context: None,
+        ..knobs
+    };
+    config = config.with_knobs(preset, &second).expect("valid knobs");
     config.backbone.validate().expect("valid backbone");
     if let Some(v) = streams {
         config.streams = v;
@@ -119,6 +136,10 @@ fn main() {
         config.describe(),
         config.backbone.forward_macs() as f64 / 1e6
     );
+    if stats {
+        mask_stats(&config, &args, max_bytes);
+        return;
+    }
     let options = sep::Options {
         model: sep::Model::Neural(config),
         block_size: Some(1 << 30),
@@ -172,5 +193,85 @@ fn main() {
         } else {
             raw as f64 / dt / 1e3
         }
+    );
+}
+
+/// The engine's loop (same streams, contexts and training) on an SE model, with the
+/// ideal code length and the gate's kept patches per step.
+fn mask_stats(config: &sep::NeuralConfig, paths: &[String], max_bytes: Option<usize>) {
+    struct AsModule<'a>(&'a mut sep_model::Se);
+    impl sep_nn::Module for AsModule<'_> {
+        fn visit_params(&mut self, f: &mut dyn FnMut(&mut sep_nn::Param)) {
+            sep_model::Backbone::visit_params(self.0, f);
+        }
+    }
+    let sep::BackboneConfig::Se(se) = &config.backbone else {
+        panic!("--mask-stats needs an SE backbone");
+    };
+    let (mut raw, mut bits_all, mut secs) = (0usize, 0f64, 0f64);
+    for path in paths {
+        let mut data = std::fs::read(path).expect("read");
+        if let Some(m) = max_bytes {
+            data.truncate(m);
+        }
+        let n = data.len();
+        let s = (n / config.min_stream_len.max(1) as usize)
+            .clamp(1, config.streams as usize)
+            .min(n.max(1));
+        let (base, rem) = (n / s, n % s);
+        let start = |i: usize| i * base + i.min(rem);
+        let mut model = sep_model::Se::new(se, s, 0);
+        let l = se.context as usize;
+        let mut adam = sep_nn::Adam::new(config.adam);
+        let mut ce = sep_nn::CrossEntropy::new(256, s);
+        let mut ctx = vec![0u8; s * l];
+        let mut targets = vec![0u8; s];
+        let (mut bits, mut kept_sum, mut kept_last) = (0f64, 0f64, 0);
+        let steps = base + usize::from(rem > 0);
+        let t0 = Instant::now();
+        for t in 0..steps {
+            let k = if t < base { s } else { rem };
+            if t > 0 {
+                for (i, row) in ctx.chunks_exact_mut(l).take(k).enumerate() {
+                    row.copy_within(1.., 0);
+                    row[l - 1] = targets[i];
+                }
+            }
+            let logits = sep_model::Backbone::forward(&mut model, &ctx[..k * l], k);
+            let probs = ce.predict(logits);
+            for (i, target) in targets.iter_mut().enumerate().take(k) {
+                *target = data[start(i) + t];
+                bits -= f64::from(probs[i * 256 + usize::from(*target)].max(1e-9)).log2();
+            }
+            kept_last = model.kept_patches();
+            kept_sum += kept_last as f64;
+            if t + 1 < steps {
+                ce.loss(&targets[..k]);
+                let d = ce.backward();
+                sep_model::Backbone::backward(&mut model, d);
+                adam.step(&mut AsModule(&mut model));
+            }
+        }
+        let c = t0.elapsed().as_secs_f64();
+        let np = model.patches() as f64;
+        println!(
+            "{:36} {:>9} {:6.3} bpb {:8.1} KB/s  kept {:5.1}% (mean) {:5.1}% (last step) of {} patches",
+            path.rsplit('/').next().unwrap(),
+            n,
+            bits / n as f64,
+            n as f64 / c / 1e3,
+            100.0 * kept_sum / steps as f64 / np,
+            100.0 * kept_last as f64 / np,
+            np
+        );
+        raw += n;
+        bits_all += bits;
+        secs += c;
+    }
+    println!(
+        "TOTAL {raw} -> {:.0} ({:.3} bpb) compress {:.1} KB/s",
+        bits_all / 8.0,
+        bits_all / raw as f64,
+        raw as f64 / secs / 1e3
     );
 }

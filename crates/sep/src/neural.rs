@@ -146,18 +146,18 @@ impl BackboneKind {
             BackboneKind::Pac => NeuralConfig::preset(Preset::Default).backbone,
             BackboneKind::Trace => BackboneConfig::Trace(TraceConfig {
                 context: 32,
-                embed: 32,
+                embed: 16,
                 group: 4,
-                heads: 4,
-                ffn: 512,
+                heads: 2,
+                ffn: 256,
                 passes: 2,
             }),
             BackboneKind::PatchTst => BackboneConfig::PatchTst(PatchTstConfig {
                 context: 32,
-                embed: 32,
+                embed: 16,
                 group: 4,
-                heads: 4,
-                ffn: 512,
+                heads: 2,
+                ffn: 256,
                 layers: 1,
             }),
         }
@@ -240,6 +240,9 @@ pub struct Knobs {
     pub tokens: Option<u16>,
     /// The hard gate's sparsity pressure.
     pub sparsity: Option<f32>,
+    /// SE map initialisation: the newest non-overlapping patches (`true`) or random
+    /// as the reference (`false`); see [`SeConfig::newest_init`].
+    pub newest_init: Option<bool>,
     /// Context bytes `L`.
     pub context: Option<u16>,
 }
@@ -258,6 +261,7 @@ pub fn se_on(b: &BackboneConfig) -> Result<BackboneConfig, String> {
             stride: 1,
             embed: p.embed,
             positions: false,
+            newest_init: false,
             tokens: 1,
             adaptive: Adaptive::Off,
             body: SeBody::Pac(p),
@@ -270,6 +274,7 @@ pub fn se_on(b: &BackboneConfig) -> Result<BackboneConfig, String> {
                 stride: 1,
                 embed: t.embed,
                 positions: true,
+                newest_init: false,
                 tokens,
                 adaptive: Adaptive::Off,
                 body: SeBody::Trace(TraceConfig {
@@ -286,6 +291,7 @@ pub fn se_on(b: &BackboneConfig) -> Result<BackboneConfig, String> {
                 stride: 1,
                 embed: t.embed,
                 positions: false,
+                newest_init: false,
                 tokens,
                 adaptive: Adaptive::Off,
                 body: SeBody::PatchTst(PatchTstConfig {
@@ -410,6 +416,7 @@ impl NeuralConfig {
                     stride: 1,
                     embed: 16,
                     positions: false,
+                    newest_init: false,
                     tokens: 1,
                     adaptive: Adaptive::Soft {
                         per_element: false,
@@ -474,7 +481,8 @@ impl NeuralConfig {
             || knobs.stride.is_some()
             || knobs.adaptive.is_some()
             || knobs.tokens.is_some()
-            || knobs.sparsity.is_some();
+            || knobs.sparsity.is_some()
+            || knobs.newest_init.is_some();
         if se_knob {
             let BackboneConfig::Se(s) = &mut c.backbone else {
                 return Err(
@@ -502,6 +510,9 @@ impl NeuralConfig {
             }
             if let Some(a) = knobs.adaptive {
                 s.adaptive = a.default_for(s);
+            }
+            if let Some(v) = knobs.newest_init {
+                s.newest_init = v;
             }
             if let Some(v) = knobs.sparsity {
                 let Adaptive::Hard { sparsity, .. } = &mut s.adaptive else {

@@ -68,6 +68,7 @@ fn se(body: SeBody, stride: u8, adaptive: Adaptive) -> SeConfig {
         stride,
         embed,
         positions: matches!(body, SeBody::Trace(_)),
+        newest_init: false,
         tokens: tokens as u16,
         adaptive,
         body,
@@ -95,7 +96,9 @@ fn all_backbones() -> Vec<BackboneConfig> {
     for body in bodies {
         let patch = if matches!(body, SeBody::Pac(_)) { 4 } else { 2 };
         for (i, mode) in modes(patch).into_iter().enumerate() {
-            all.push(BackboneConfig::Se(se(body, 1 + (i % 2) as u8, mode)));
+            let mut c = se(body, 1 + (i % 2) as u8, mode);
+            c.newest_init = i == 3;
+            all.push(BackboneConfig::Se(c));
         }
     }
     for b in &all {
@@ -169,6 +172,7 @@ fn archives_do_not_depend_on_kernel_threads() {
         stride: 1,
         embed: 32,
         positions: true,
+        newest_init: false,
         tokens: 2,
         adaptive: Adaptive::Hard {
             keep_every: 4,
@@ -182,6 +186,7 @@ fn archives_do_not_depend_on_kernel_threads() {
     };
     let se_patchtst = SeConfig {
         positions: false,
+        newest_init: false,
         tokens: 4,
         adaptive: Adaptive::Soft {
             per_element: true,

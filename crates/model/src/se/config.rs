@@ -219,6 +219,12 @@ pub struct SeConfig {
     /// When set, half of `D` is sinusoidal position features and half is learned (the
     /// reference's SEP+TRACE); `D` must then be a multiple of 4.
     pub positions: bool,
+    /// When set, the patch-axis map starts as a selection of the newest patches that
+    /// do not overlap (token `t` = patch `N - 1 - (T - 1 - t) * ceil(P / S)`, weight 1,
+    /// every other weight and the bias 0), so that the SE starts as its body would see
+    /// the newest `T * P` bytes, and learns from there what older patches add. Off (the
+    /// reference's random map), the map is drawn at random.
+    pub newest_init: bool,
     /// Tokens `T` the patch axis is mapped to (1 for PAC, 4 for TRACE, 8 for PatchTST).
     pub tokens: u16,
     /// The adaptive stride.
@@ -261,7 +267,7 @@ impl SeConfig {
         b.push(self.stride);
         b.extend_from_slice(&self.embed.to_le_bytes());
         b.extend_from_slice(&self.tokens.to_le_bytes());
-        b.push(u8::from(self.positions));
+        b.push(u8::from(self.positions) | (u8::from(self.newest_init) << 1));
         b.push(self.adaptive.code());
         b.push(mask);
         b.push(keep_every);
@@ -287,7 +293,7 @@ impl SeConfig {
         let u16_at = |i: usize| u16::from_le_bytes([b[i], b[i + 1]]);
         let f32_at = |i: usize| f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
         let flags = b[8];
-        if flags & !1 != 0 {
+        if flags & !3 != 0 {
             return Err(format!("reserved SE flag bits set ({flags:#x})"));
         }
         if b[25] != 0 {
@@ -356,6 +362,7 @@ impl SeConfig {
             embed: u16_at(4),
             tokens: u16_at(6),
             positions: flags & 1 == 1,
+            newest_init: flags & 2 == 2,
             adaptive,
             body: SeBody::from_bytes(b[24], &b[Self::FIXED_LEN..])?,
         };
@@ -491,13 +498,18 @@ impl SeConfig {
             ),
         };
         format!(
-            "se (context {}, patch {}, stride {}, embed {}{}, {} patches -> {} tokens of {}, {gate}) + {}",
+            "se (context {}, patch {}, stride {}, embed {}{}{}, {} patches -> {} tokens of {}, {gate}) + {}",
             self.context,
             self.patch,
             self.stride,
             self.embed,
             if self.positions {
                 " with positions"
+            } else {
+                ""
+            },
+            if self.newest_init {
+                ", newest-patch init"
             } else {
                 ""
             },

@@ -83,7 +83,16 @@ impl SeFront {
             init::normal(&mut embedding.weight.value, &mut r, 0.0, 0.01);
         }
         let mut r = rng.fork();
-        let (weight, bias) = if pac {
+        let (weight, bias) = if c.newest_init {
+            let step = p.div_ceil(s);
+            let mut w = Param::zeros("se.map.weight", t * n);
+            for tt in 0..t {
+                if let Some(pn) = (n - 1).checked_sub((t - 1 - tt) * step) {
+                    w.value[tt * n + pn] = 1.0;
+                }
+            }
+            (w, Param::zeros("se.map.bias", t))
+        } else if pac {
             let w = Param::new_with("se.map.weight", t * n, |w| {
                 init::normal(w, &mut r, 0.0, 0.01)
             });

@@ -46,7 +46,9 @@
 //! one contiguous block of the position-major features, and no gathering happens.
 //!
 //! **Initialisation**, mirroring the reference per body: embedding `N(0, 1)` (`N(0, 0.01)`
-//! for a PAC body); map `N(0, 2/N)` with bias 0 (`N(0, 0.01)` for both with a PAC body);
+//! for a PAC body); map `N(0, 2/N)` with bias 0 (`N(0, 0.01)` for both with a PAC body),
+//! or, with [`SeConfig::newest_init`], the selection of the newest non-overlapping
+//! patches (weights 1 and 0, bias 0; the generator is still forked);
 //! soft scores Xavier-normal over `(1, N, 1)` or `(streams, N, F)`; hard scores 1
 //! (`u = 0.73`: every patch kept at the start).
 //!
@@ -58,7 +60,7 @@
 //! ```
 //! use sep_model::{Adaptive, Backbone, BackboneConfig, PacConfig, SeBody, SeConfig};
 //! let config = BackboneConfig::Se(SeConfig {
-//!     context: 12, patch: 4, stride: 2, embed: 4, positions: false, tokens: 1,
+//!     context: 12, patch: 4, stride: 2, embed: 4, positions: false, newest_init: true, tokens: 1,
 //!     adaptive: Adaptive::Hard { keep_every: 2, threshold: 0.5, sparsity: 0.0 },
 //!     body: SeBody::Pac(PacConfig { context: 4, embed: 4, ffn: 16, pairs: 1, cache: false }),
 //! });
