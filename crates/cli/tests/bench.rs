@@ -107,7 +107,11 @@ fn svg_texts(path: &Path) -> (usize, usize, Vec<String>) {
 fn writes_a_csv_an_svg_and_a_table() {
     let dir = setup();
     let d = dir.path();
-    peer(d, "xz", "exec /bin/cat -- \"$last\"");
+    peer(
+        d,
+        "xz",
+        "echo \"$*\" >> \"$0.log\"; exec /bin/cat -- \"$last\"",
+    );
     bench(d)
         .args([
             "a.txt",
@@ -173,6 +177,20 @@ fn writes_a_csv_an_svg_and_a_table() {
         texts
             .iter()
             .any(|t| t.starts_with("sep bench: tiny (2 files"))
+    );
+
+    // The peer ran with its strongest setting and the benchmark's -T (1),
+    // reading the file named last and writing standard output.
+    let log = fs::read_to_string(d.join("bin/xz.log")).unwrap();
+    let calls: Vec<&str> = log.lines().collect();
+    assert_eq!(calls.len(), 4, "{log}");
+    assert!(
+        calls[0].starts_with("-9e -T1 -c ") && calls[0].ends_with("a.txt"),
+        "{log}"
+    );
+    assert!(
+        calls[1].starts_with("-d -c ") && calls[1].ends_with("archive.xz"),
+        "{log}"
     );
 
     let md = fs::read_to_string(d.join("res/tiny.md")).unwrap();
@@ -249,6 +267,7 @@ fn sets_come_from_the_corpus_folder() {
         .args(["--set", "mini", "--corpus"])
         .arg(&corpus)
         .args(["--presets", "store", "--peers", "none", "-q", "-o", "out"])
+        .args(["--repeat", "2", "-T", "2"])
         .assert()
         .success()
         .stderr(predicate::str::is_empty());
