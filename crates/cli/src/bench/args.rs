@@ -26,7 +26,8 @@ pub struct BenchArgs {
     pub corpus: Option<PathBuf>,
 
     /// sep settings, comma-separated: order2, store, the neural presets
-    /// (fast, default, ...), `all`, or `none`.
+    /// (fast, default, ...; an unknown name lists them), `none`, or `all`
+    /// (the paper's presets too, sized for a GPU: hours on a CPU).
     #[arg(
         short = 'p',
         long,
