@@ -1,5 +1,6 @@
 //! Elementwise functions over slices: `exp`, `ln`, `erf`, `erfc`, `tanh`, `sigmoid`,
-//! `gelu`, `gelu_grad`, and the GELU backward product.
+//! `gelu`, `gelu_grad`, and the GELU backward product, also in a form that keeps
+//! `2 Phi(x)` from the forward pass so that the backward pass does not recompute it.
 //!
 //! For each function `f` there are three forms, all with the same bits:
 //! * `f(x: f32) -> f32`, the scalar definition (re-exported at the crate root);
@@ -16,20 +17,14 @@ use crate::reduce::{Map, map_raw};
 use crate::simd::{Scalar, Simd, with_simd};
 use crate::{Exec, SendPtr};
 
-/// Elements per thread part; below two parts' worth a call runs on one thread.
-const PAR_CHUNK: usize = 1 << 14;
+/// Elements per thread part of the GELU functions; below two parts' worth a call runs
+/// on one thread. Other functions use [`Map::CHUNK`].
+const GELU_CHUNK: usize = 1 << 14;
 
 /// `dst[i] = f(src[i])` (`src == dst` allowed) on `exec`.
 pub(crate) fn map_exec<F: Map>(exec: Exec, f: &F, src: *const f32, dst: *mut f32, n: usize) {
-    let parts = if n >= 2 * PAR_CHUNK {
-        n.div_ceil(PAR_CHUNK)
-    } else {
-        1
-    };
     let (src, dst) = (SendPtr(src.cast_mut()), SendPtr(dst));
-    run_parts(parts, exec.threads, &|part| {
-        let lo = part * PAR_CHUNK;
-        let len = if parts == 1 { n } else { PAR_CHUNK.min(n - lo) };
+    chunked(exec, n, F::CHUNK, &|lo, len| {
         // SAFETY: the caller guarantees `src[..n]`/`dst[..n]`; parts are disjoint.
         with_simd!(exec.isa, |s| unsafe {
             map_raw(s, f, src.get().add(lo).cast_const(), dst.get().add(lo), len)
@@ -39,10 +34,14 @@ pub(crate) fn map_exec<F: Map>(exec: Exec, f: &F, src: *const f32, dst: *mut f32
 
 macro_rules! elementwise {
     ($(#[$doc:meta])* $name:ident, $slice:ident, $inplace:ident, $op:ident, $v:path) => {
+        elementwise!($(#[$doc])* $name, $slice, $inplace, $op, $v, 1 << 14);
+    };
+    ($(#[$doc:meta])* $name:ident, $slice:ident, $inplace:ident, $op:ident, $v:path, $chunk:expr) => {
         #[doc = concat!("The lane function behind [`", stringify!($name), "`].")]
         pub(crate) struct $op;
 
         impl Map for $op {
+            const CHUNK: usize = $chunk;
             #[inline(always)]
             fn apply<S: Simd>(&self, s: S, x: S::V) -> S::V {
                 $v(s, x)
@@ -127,7 +126,7 @@ elementwise!(
     /// Max error 5.5 ulp (5.1 measured, 4.1 above `-5`). `gelu(-inf) = -0`,
     /// `gelu(inf) = inf`, `-0` below `-13` (where `|gelu| < 1e-37`), a signed zero for
     /// `|x| < 2^-100` (no subnormal results), NaN for NaN.
-    gelu, gelu_slice, gelu_inplace, Gelu, math::gelu_v
+    gelu, gelu_slice, gelu_inplace, Gelu, math::gelu_v, GELU_CHUNK
 );
 elementwise!(
     /// The derivative of [`gelu`]: `Phi(x) + x phi(x)`, with `Phi` as in [`gelu`] and
@@ -136,7 +135,7 @@ elementwise!(
     ///
     /// Max error 2e-7 absolute (1.2e-7 measured; the function crosses 0 near
     /// `x = -0.75`, so relative error is not bounded there). `0` for `x <= -14`, `1` for `x >= 14`.
-    gelu_grad, gelu_grad_slice, gelu_grad_inplace, GeluGrad, math::gelu_grad_v
+    gelu_grad, gelu_grad_slice, gelu_grad_inplace, GeluGrad, math::gelu_grad_v, GELU_CHUNK
 );
 
 /// The GELU backward pass: `dx[i] (+)= dy[i] * gelu_grad(x[i])`.
@@ -162,20 +161,12 @@ pub(crate) fn gelu_backward_exec(
     dx: &mut [f32],
     accumulate: bool,
 ) {
-    let n = x.len();
-    let parts = if n >= 2 * PAR_CHUNK {
-        n.div_ceil(PAR_CHUNK)
-    } else {
-        1
-    };
     let (xp, dyp, dxp) = (
         SendPtr(x.as_ptr().cast_mut()),
         SendPtr(dy.as_ptr().cast_mut()),
         SendPtr(dx.as_mut_ptr()),
     );
-    run_parts(parts, exec.threads, &|part| {
-        let lo = part * PAR_CHUNK;
-        let len = if parts == 1 { n } else { PAR_CHUNK.min(n - lo) };
+    chunked(exec, x.len(), GELU_CHUNK, &|lo, len| {
         // SAFETY: all three slices hold n elements; parts are disjoint.
         with_simd!(exec.isa, |s| unsafe {
             gelu_backward_raw(
@@ -231,5 +222,169 @@ unsafe fn gelu_backward_raw<S: Simd>(
     for i in full..n {
         // SAFETY: i < n.
         unsafe { one(Scalar, x, dy, dx, i, accumulate) };
+    }
+}
+
+/// GELU forward that also keeps, for [`gelu_backward_saved`], the factor
+/// `h[i] = 1 + erf(x[i] / sqrt 2)` (`2 Phi(x)`, exactly as [`gelu`] computes it):
+/// `y[i] = gelu(x[i])`, bit-identical to [`gelu_slice`].
+///
+/// # Panics
+/// If the lengths differ.
+pub fn gelu_forward_saving(x: &[f32], y: &mut [f32], h: &mut [f32]) {
+    let n = x.len();
+    assert!(
+        y.len() == n && h.len() == n,
+        "gelu_forward_saving: length mismatch"
+    );
+    gelu_saving_exec(Exec::current(), x, y, h);
+}
+
+/// The GELU backward pass from the factor kept by [`gelu_forward_saving`]:
+/// `dx[i] (+)= dy[i] * gelu_grad(x[i])`, bit-identical to [`gelu_backward`] when `h`
+/// holds what [`gelu_forward_saving`] stored for the same `x`, at about a third of its
+/// cost.
+///
+/// # Panics
+/// If the lengths differ.
+pub fn gelu_backward_saved(x: &[f32], h: &[f32], dy: &[f32], dx: &mut [f32], accumulate: bool) {
+    let n = x.len();
+    assert!(
+        h.len() == n && dy.len() == n && dx.len() == n,
+        "gelu_backward_saved: length mismatch"
+    );
+    gelu_backward_saved_exec(Exec::current(), x, h, dy, dx, accumulate);
+}
+
+/// Runs `f(lo, len)` over `0..n` on `exec`: in parts of `chunk` elements on the pool
+/// when there are at least two, else in one call on this thread. Elementwise work only:
+/// the split never changes a bit.
+fn chunked(exec: Exec, n: usize, chunk: usize, f: &(dyn Fn(usize, usize) + Sync)) {
+    if exec.threads <= 1 || n < 2 * chunk {
+        f(0, n);
+        return;
+    }
+    run_parts(n.div_ceil(chunk), exec.threads, &|part| {
+        let lo = part * chunk;
+        f(lo, chunk.min(n - lo));
+    });
+}
+
+pub(crate) fn gelu_saving_exec(exec: Exec, x: &[f32], y: &mut [f32], h: &mut [f32]) {
+    let (xp, yp, hp) = (
+        SendPtr(x.as_ptr().cast_mut()),
+        SendPtr(y.as_mut_ptr()),
+        SendPtr(h.as_mut_ptr()),
+    );
+    chunked(exec, x.len(), GELU_CHUNK, &|lo, len| {
+        // SAFETY: all three slices hold n elements; parts are disjoint.
+        with_simd!(exec.isa, |s| unsafe {
+            gelu_saving_raw(s, xp.get().add(lo), yp.get().add(lo), hp.get().add(lo), len)
+        });
+    });
+}
+
+pub(crate) fn gelu_backward_saved_exec(
+    exec: Exec,
+    x: &[f32],
+    h: &[f32],
+    dy: &[f32],
+    dx: &mut [f32],
+    accumulate: bool,
+) {
+    let (xp, hp, dyp, dxp) = (
+        SendPtr(x.as_ptr().cast_mut()),
+        SendPtr(h.as_ptr().cast_mut()),
+        SendPtr(dy.as_ptr().cast_mut()),
+        SendPtr(dx.as_mut_ptr()),
+    );
+    chunked(exec, x.len(), GELU_CHUNK, &|lo, len| {
+        // SAFETY: all four slices hold n elements; parts are disjoint.
+        with_simd!(exec.isa, |s| unsafe {
+            gelu_backward_saved_raw(
+                s,
+                xp.get().add(lo),
+                hp.get().add(lo),
+                dyp.get().add(lo),
+                dxp.get().add(lo),
+                len,
+                accumulate,
+            )
+        });
+    });
+}
+
+/// # Safety
+/// `x` readable and `y`, `h` writable for `n` elements.
+#[inline(always)]
+unsafe fn gelu_saving_raw<S: Simd>(s: S, x: *const f32, y: *mut f32, h: *mut f32, n: usize) {
+    #[inline(always)]
+    unsafe fn one<T: Simd>(t: T, x: *const f32, y: *mut f32, h: *mut f32, i: usize) {
+        // SAFETY: the caller keeps i + LANES <= n.
+        unsafe {
+            let xv = t.load(x.add(i));
+            let hv = math::two_phi_v(t, xv);
+            t.store(h.add(i), hv);
+            t.store(y.add(i), math::gelu_from_v(t, xv, hv));
+        }
+    }
+    let full = n / S::LANES * S::LANES;
+    let mut i = 0;
+    while i < full {
+        // SAFETY: i + LANES <= n.
+        unsafe { one(s, x, y, h, i) };
+        i += S::LANES;
+    }
+    for i in full..n {
+        // SAFETY: i < n.
+        unsafe { one(Scalar, x, y, h, i) };
+    }
+}
+
+/// # Safety
+/// `x`, `h`, `dy` readable and `dx` writable for `n` elements.
+#[inline(always)]
+unsafe fn gelu_backward_saved_raw<S: Simd>(
+    s: S,
+    x: *const f32,
+    h: *const f32,
+    dy: *const f32,
+    dx: *mut f32,
+    n: usize,
+    accumulate: bool,
+) {
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn one<T: Simd>(
+        t: T,
+        x: *const f32,
+        h: *const f32,
+        dy: *const f32,
+        dx: *mut f32,
+        i: usize,
+        accumulate: bool,
+    ) {
+        // SAFETY: the caller keeps i + LANES <= n.
+        unsafe {
+            let grad = math::gelu_grad_from_v(t, t.load(x.add(i)), t.load(h.add(i)));
+            let g = t.mul(t.load(dy.add(i)), grad);
+            let g = if accumulate {
+                t.add(t.load(dx.add(i)), g)
+            } else {
+                g
+            };
+            t.store(dx.add(i), g);
+        }
+    }
+    let full = n / S::LANES * S::LANES;
+    let mut i = 0;
+    while i < full {
+        // SAFETY: i + LANES <= n.
+        unsafe { one(s, x, h, dy, dx, i, accumulate) };
+        i += S::LANES;
+    }
+    for i in full..n {
+        // SAFETY: i < n.
+        unsafe { one(Scalar, x, h, dy, dx, i, accumulate) };
     }
 }

@@ -86,8 +86,9 @@ mod tests;
 
 pub use elementwise::{
     erf, erf_inplace, erf_slice, erfc, erfc_inplace, erfc_slice, exp, exp_inplace, exp_slice, gelu,
-    gelu_backward, gelu_grad, gelu_grad_inplace, gelu_grad_slice, gelu_inplace, gelu_slice, ln,
-    ln_inplace, ln_slice, sigmoid, sigmoid_inplace, sigmoid_slice, tanh, tanh_inplace, tanh_slice,
+    gelu_backward, gelu_backward_saved, gelu_forward_saving, gelu_grad, gelu_grad_inplace,
+    gelu_grad_slice, gelu_inplace, gelu_slice, ln, ln_inplace, ln_slice, sigmoid, sigmoid_inplace,
+    sigmoid_slice, tanh, tanh_inplace, tanh_slice,
 };
 pub use isa::{Isa, UnsupportedIsa, active_isa, detected_isa, force_isa};
 pub use matmul::{matmul, matmul_nt, matmul_tn};

@@ -234,7 +234,7 @@ const PHI_HI: f32 = 12.996_535;
 /// `erfc(|x| / sqrt 2)`, with `x^2 / 2` split exactly from `x` itself (rounding
 /// `x / sqrt 2` first would cost up to `x^2` ulps).
 #[inline(always)]
-fn two_phi_v<S: Simd>(s: S, x: S::V) -> S::V {
+pub(crate) fn two_phi_v<S: Simd>(s: S, x: S::V) -> S::V {
     let u = s.mul(x, s.splat(std::f32::consts::FRAC_1_SQRT_2));
     let small = s.add(s.splat(1.0), erf_small_v(s, u));
     let ax = s.abs(x);
@@ -252,7 +252,12 @@ fn two_phi_v<S: Simd>(s: S, x: S::V) -> S::V {
 /// `x Phi(x)` (see [`crate::gelu`]).
 #[inline(always)]
 pub(crate) fn gelu_v<S: Simd>(s: S, x: S::V) -> S::V {
-    let h = two_phi_v(s, x);
+    gelu_from_v(s, x, two_phi_v(s, x))
+}
+
+/// [`gelu_v`] given `h = two_phi_v(s, x)`.
+#[inline(always)]
+pub(crate) fn gelu_from_v<S: Simd>(s: S, x: S::V, h: S::V) -> S::V {
     // The clamp makes gelu(-inf) = -0 instead of -inf * 0 = NaN; below -20 h is 0.
     let xm = s.max(x, s.splat(-20.0));
     // Below 2^-100 the result x/2 would be (near) subnormal: return a signed zero.
@@ -271,7 +276,12 @@ const INV_SQRT_2PI: f32 = 0.398_942_3;
 /// `d/dx x Phi(x) = Phi(x) + x phi(x)` (see [`crate::gelu_grad`]).
 #[inline(always)]
 pub(crate) fn gelu_grad_v<S: Simd>(s: S, x: S::V) -> S::V {
-    let h = two_phi_v(s, x);
+    gelu_grad_from_v(s, x, two_phi_v(s, x))
+}
+
+/// [`gelu_grad_v`] given `h = two_phi_v(s, x)`.
+#[inline(always)]
+pub(crate) fn gelu_grad_from_v<S: Simd>(s: S, x: S::V, h: S::V) -> S::V {
     // phi(x) = e^{-x^2/2} / sqrt(2 pi), with x^2 / 2 = hi + lo split exactly. Beyond
     // |x| = 14 phi is 0 (and the clamp keeps inf * 0 out).
     let xg = s.min(s.max(x, s.splat(-14.0)), s.splat(14.0));

@@ -88,6 +88,8 @@ pub(crate) unsafe fn reduce_row<S: Simd, O: RowOp>(
 
 /// An elementwise function, written once for every [`Simd`].
 pub(crate) trait Map: Sync {
+    /// Elements per thread part of a long slice: about 10 us of work.
+    const CHUNK: usize = 1 << 14;
     /// `f(x)` lane by lane.
     fn apply<S: Simd>(&self, s: S, x: S::V) -> S::V;
 }

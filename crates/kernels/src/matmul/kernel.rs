@@ -150,7 +150,9 @@ pub(super) unsafe fn pack_b_rows(
             let src = b.add((p0 + p) * ldb + j0);
             let dst = bp.add(p * width);
             std::ptr::copy_nonoverlapping(src, dst, nr);
-            std::ptr::write_bytes(dst.add(nr), 0, width - nr);
+            if nr < width {
+                std::ptr::write_bytes(dst.add(nr), 0, width - nr);
+            }
         }
     }
 }

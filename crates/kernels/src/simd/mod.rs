@@ -137,9 +137,11 @@ pub(crate) unsafe fn pack_transposed_scalar(
         }
         p0 = p1;
     }
-    for p in 0..kc {
-        // SAFETY: columns nr..width of panel row p are inside `dst`.
-        unsafe { std::ptr::write_bytes(dst.add(p * width + nr), 0, width - nr) };
+    if nr < width {
+        for p in 0..kc {
+            // SAFETY: columns nr..width of panel row p are inside `dst`.
+            unsafe { std::ptr::write_bytes(dst.add(p * width + nr), 0, width - nr) };
+        }
     }
 }
 

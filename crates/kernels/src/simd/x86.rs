@@ -563,6 +563,11 @@ unsafe fn pack_transposed_avx2(
         }
         j0 += 8;
     }
+    if nr8 == nr && nr == width {
+        // Nothing left: no remainder columns and no zero padding (the common case; a
+        // zero-length `write_bytes` per row would still be a libc call).
+        return;
+    }
     for p in 0..kc {
         for j in nr8..nr {
             // SAFETY: j < nr, p < kc.

@@ -3,7 +3,8 @@
 
 use super::{REF, Rng, assert_bits, execs};
 use crate::elementwise::{
-    Erf, Erfc, Exp, Gelu, GeluGrad, Ln, Sigmoid, Tanh, gelu_backward_exec, map_exec,
+    Erf, Erfc, Exp, Gelu, GeluGrad, Ln, Sigmoid, Tanh, gelu_backward_exec,
+    gelu_backward_saved_exec, gelu_saving_exec, map_exec,
 };
 use crate::reduce::Map;
 use crate::*;
@@ -330,6 +331,34 @@ fn gelu_backward_matches_scalar() {
                 let mut dx = old.clone();
                 gelu_backward_exec(exec, &x, &dy, &mut dx, accumulate);
                 assert_bits(&dx, &want, &format!("gelu_backward {exec:?} {len}"));
+            }
+        }
+    }
+}
+
+/// The saving forward gives `gelu`'s bits, and the backward from the saved factor gives
+/// `gelu_backward`'s bits, on every path, for special values and random bit patterns.
+#[test]
+fn gelu_saved_factor_matches_recomputation() {
+    let mut rng = Rng::new(8);
+    let mut xs = probe_inputs();
+    xs.extend(rng.vec(40_000, -8.0, 8.0));
+    let n = xs.len();
+    let want_y: Vec<f32> = xs.iter().map(|&x| gelu(x)).collect();
+    let dy = rng.vec(n, -1.0, 1.0);
+    let old = rng.vec(n, -1.0, 1.0);
+    for exec in execs() {
+        for len in super::SIZES.into_iter().chain([n]) {
+            let x = &xs[..len];
+            let (mut y, mut h) = (vec![0.0; len], vec![0.0; len]);
+            gelu_saving_exec(exec, x, &mut y, &mut h);
+            assert_bits(&y, &want_y[..len], &format!("gelu saving {exec:?} {len}"));
+            for accumulate in [false, true] {
+                let mut want = old[..len].to_vec();
+                gelu_backward_exec(REF, x, &dy[..len], &mut want, accumulate);
+                let mut got = old[..len].to_vec();
+                gelu_backward_saved_exec(exec, x, &h, &dy[..len], &mut got, accumulate);
+                assert_bits(&got, &want, &format!("gelu backward saved {exec:?} {len}"));
             }
         }
     }
