@@ -18,15 +18,19 @@
 //! assert_eq!(s.forward(&[0.0]), &[0.5]);
 //! ```
 
-use crate::prim;
+use crate::{InputId, prim};
 
-/// GELU with its activation buffers (saved input, output, input gradient).
+/// GELU with its activation buffers (saved input, output, input gradient, and the
+/// factor `2 Phi(x)` the forward pass computes anyway, kept so that the backward pass
+/// does not recompute it).
 #[derive(Clone, Debug)]
 pub struct Gelu {
     x: Vec<f32>,
     y: Vec<f32>,
+    h: Vec<f32>,
     dx: Vec<f32>,
     len: usize,
+    input: InputId,
 }
 
 impl Gelu {
@@ -35,33 +39,71 @@ impl Gelu {
         Gelu {
             x: vec![0.0; max_len],
             y: vec![0.0; max_len],
+            h: vec![0.0; max_len],
             dx: vec![0.0; max_len],
             len: 0,
+            input: InputId::SAVED,
         }
     }
 
     /// `y = gelu(x)` elementwise.
     pub fn forward(&mut self, x: &[f32]) -> &[f32] {
+        self.forward_impl(x, true)
+    }
+
+    /// [`Gelu::forward`] without keeping a copy of `x`: the matching backward call is
+    /// [`Gelu::backward_with_input`] with this same slice, unchanged.
+    pub fn forward_no_save(&mut self, x: &[f32]) -> &[f32] {
+        self.forward_impl(x, false)
+    }
+
+    fn forward_impl(&mut self, x: &[f32], save: bool) -> &[f32] {
         let n = x.len();
         assert!(
-            n <= self.x.len(),
+            n <= self.y.len(),
             "Gelu::forward: input longer than max_len"
         );
         self.len = n;
-        self.x[..n].copy_from_slice(x);
-        prim::gelu_slice(x, &mut self.y[..n]);
+        if save {
+            self.x[..n].copy_from_slice(x);
+            self.input = InputId::SAVED;
+        } else {
+            self.input = InputId::of(x);
+        }
+        prim::gelu_slice_saving(x, &mut self.y[..n], &mut self.h[..n]);
         &self.y[..n]
     }
 
     /// `dx = dy * gelu'(x)` for the last forward.
+    ///
+    /// # Panics
+    /// If the last forward pass was [`Gelu::forward_no_save`].
     pub fn backward(&mut self, dy: &[f32]) -> &[f32] {
+        self.input.expect_saved("Gelu::backward");
         let n = self.len;
         assert_eq!(
             dy.len(),
             n,
             "Gelu::backward: dy must match the last forward"
         );
-        prim::gelu_backward_slice(&self.x[..n], dy, &mut self.dx[..n]);
+        prim::gelu_backward_slice_saved(&self.x[..n], &self.h[..n], dy, &mut self.dx[..n]);
+        &self.dx[..n]
+    }
+
+    /// [`Gelu::backward`] for the last [`Gelu::forward_no_save`], given its input `x`
+    /// again (the same bits as `forward` + `backward`).
+    ///
+    /// # Panics
+    /// If `x` is not the slice the last `forward_no_save` read.
+    pub fn backward_with_input(&mut self, x: &[f32], dy: &[f32]) -> &[f32] {
+        self.input.expect(x, "Gelu::backward_with_input");
+        let n = self.len;
+        assert_eq!(
+            dy.len(),
+            n,
+            "Gelu::backward: dy must match the last forward"
+        );
+        prim::gelu_backward_slice_saved(x, &self.h[..n], dy, &mut self.dx[..n]);
         &self.dx[..n]
     }
 

@@ -30,6 +30,7 @@
 //! assert_eq!(y.len(), 8);
 //! ```
 
+use crate::InputId;
 use crate::init;
 use crate::param::{Module, Param};
 use crate::rng::Rng;
@@ -49,6 +50,7 @@ pub struct BatchEnsembleLinear {
     y: Vec<f32>,
     dx: Vec<f32>,
     used: usize,
+    input: InputId,
 }
 
 impl BatchEnsembleLinear {
@@ -75,6 +77,7 @@ impl BatchEnsembleLinear {
             y: vec![0.0; streams * tokens * d_out],
             dx: vec![0.0; streams * tokens * d_in],
             used: 0,
+            input: InputId::SAVED,
         }
     }
 
@@ -85,6 +88,17 @@ impl BatchEnsembleLinear {
 
     /// Forward on `x = [streams_used x tokens x d_in]`; returns `[streams_used x tokens x d_out]`.
     pub fn forward(&mut self, x: &[f32]) -> &[f32] {
+        self.forward_impl(x, true)
+    }
+
+    /// [`BatchEnsembleLinear::forward`] without keeping a copy of `x`: the matching
+    /// backward call is [`BatchEnsembleLinear::backward_with_input`] with this same
+    /// slice, unchanged.
+    pub fn forward_no_save(&mut self, x: &[f32]) -> &[f32] {
+        self.forward_impl(x, false)
+    }
+
+    fn forward_impl(&mut self, x: &[f32], save: bool) -> &[f32] {
         let (t, di, d) = (self.tokens, self.d_in, self.d_out);
         let used = crate::rows_of(
             x.len(),
@@ -93,7 +107,12 @@ impl BatchEnsembleLinear {
             "BatchEnsembleLinear::forward",
         );
         self.used = used;
-        self.x[..x.len()].copy_from_slice(x);
+        if save {
+            self.x[..x.len()].copy_from_slice(x);
+            self.input = InputId::SAVED;
+        } else {
+            self.input = InputId::of(x);
+        }
         for s in 0..used {
             let y = &mut self.y[s * t * d..(s + 1) * t * d];
             for row in y.chunks_exact_mut(d) {
@@ -107,7 +126,31 @@ impl BatchEnsembleLinear {
 
     /// Backward for the last forward: `dy = [streams_used x tokens x d_out]`; accumulates
     /// the gradients of the streams used and returns `dx = [streams_used x tokens x d_in]`.
+    ///
+    /// # Panics
+    /// If the last forward pass was [`BatchEnsembleLinear::forward_no_save`].
     pub fn backward(&mut self, dy: &[f32]) -> &[f32] {
+        self.input.expect_saved("BatchEnsembleLinear::backward");
+        let x = std::mem::take(&mut self.x);
+        self.backward_impl(&x, dy);
+        self.x = x;
+        &self.dx[..self.used * self.tokens * self.d_in]
+    }
+
+    /// [`BatchEnsembleLinear::backward`] for the last
+    /// [`BatchEnsembleLinear::forward_no_save`], given its input `x` again (the same
+    /// bits as `forward` + `backward`).
+    ///
+    /// # Panics
+    /// If `x` is not the slice the last `forward_no_save` read.
+    pub fn backward_with_input(&mut self, x: &[f32], dy: &[f32]) -> &[f32] {
+        self.input
+            .expect(x, "BatchEnsembleLinear::backward_with_input");
+        self.backward_impl(x, dy);
+        &self.dx[..self.used * self.tokens * self.d_in]
+    }
+
+    fn backward_impl(&mut self, x: &[f32], dy: &[f32]) {
         let (t, di, d, used) = (self.tokens, self.d_in, self.d_out, self.used);
         assert_eq!(
             dy.len(),
@@ -116,7 +159,7 @@ impl BatchEnsembleLinear {
         );
         for s in 0..used {
             let dys = &dy[s * t * d..(s + 1) * t * d];
-            let xs = &self.x[s * t * di..(s + 1) * t * di];
+            let xs = &x[s * t * di..(s + 1) * t * di];
             let gw = &mut self.weight.grad[s * di * d..(s + 1) * di * d];
             sep_kernels::matmul_tn(xs, dys, gw, di, t, d, true);
             crate::ops::accumulate_column_sums(dys, d, &mut self.bias.grad[s * d..(s + 1) * d]);
@@ -124,7 +167,6 @@ impl BatchEnsembleLinear {
             let dxs = &mut self.dx[s * t * di..(s + 1) * t * di];
             sep_kernels::matmul_nt(dys, u, dxs, t, d, di, false);
         }
-        &self.dx[..used * t * di]
     }
 
     /// The output of the last forward pass.

@@ -21,6 +21,7 @@
 //! assert!(y.iter().sum::<f32>().abs() < 1e-5);
 //! ```
 
+use crate::InputId;
 use crate::param::{Module, Param};
 
 /// Layer normalisation with optional affine parameters and its activation buffers.
@@ -51,6 +52,7 @@ pub struct LayerNormActs {
     scratch_dg: Vec<f32>,
     scratch_db: Vec<f32>,
     rows: usize,
+    input: InputId,
 }
 
 impl LayerNormActs {
@@ -87,6 +89,7 @@ impl LayerNorm {
                 scratch_dg: Vec::new(),
                 scratch_db: Vec::new(),
                 rows: 0,
+                input: InputId::SAVED,
             },
         };
         ln.acts = ln.new_acts(max_rows);
@@ -118,6 +121,7 @@ impl LayerNorm {
             scratch_dg: vec![0.0; scratch],
             scratch_db: vec![0.0; scratch],
             rows: 0,
+            input: InputId::SAVED,
         }
     }
 
@@ -137,8 +141,33 @@ impl LayerNorm {
         self.acts.input_grad()
     }
 
+    /// [`LayerNorm::forward`] without keeping a copy of `x`: the matching backward call
+    /// is [`LayerNorm::backward_with_input`] with this same slice, unchanged.
+    pub fn forward_no_save(&mut self, x: &[f32]) -> &[f32] {
+        let mut acts = std::mem::replace(&mut self.acts, empty_acts());
+        self.forward_impl(&mut acts, x, false);
+        self.acts = acts;
+        self.acts.output()
+    }
+
+    /// Backward for the last [`LayerNorm::forward_no_save`], given its input `x` again;
+    /// otherwise as [`LayerNorm::backward`] (the same bits as `forward` + `backward`).
+    ///
+    /// # Panics
+    /// If `x` is not the slice the last `forward_no_save` read.
+    pub fn backward_with_input(&mut self, x: &[f32], dy: &[f32]) -> &[f32] {
+        let mut acts = std::mem::replace(&mut self.acts, empty_acts());
+        self.backward_impl(&mut acts, Some(x), dy);
+        self.acts = acts;
+        self.acts.input_grad()
+    }
+
     /// [`LayerNorm::forward`] with caller-owned activation buffers.
     pub fn forward_with<'a>(&self, acts: &'a mut LayerNormActs, x: &[f32]) -> &'a [f32] {
+        self.forward_impl(acts, x, true)
+    }
+
+    fn forward_impl<'a>(&self, acts: &'a mut LayerNormActs, x: &[f32], save: bool) -> &'a [f32] {
         let dim = self.dim;
         assert_eq!(
             acts.dim, dim,
@@ -147,7 +176,12 @@ impl LayerNorm {
         let rows = crate::rows_of(x.len(), dim, acts.rstd.len(), "LayerNorm::forward");
         acts.rows = rows;
         let n = rows * dim;
-        acts.x[..n].copy_from_slice(x);
+        if save {
+            acts.x[..n].copy_from_slice(x);
+            acts.input = InputId::SAVED;
+        } else {
+            acts.input = InputId::of(x);
+        }
         let (gamma, beta) = match (&self.weight, &self.bias) {
             (Some(w), Some(b)) => (&w.value[..], &b.value[..]),
             _ => (&self.unit[..], &self.zero[..]),
@@ -169,6 +203,15 @@ impl LayerNorm {
     /// [`LayerNorm::backward`] with the buffers given to the matching
     /// [`LayerNorm::forward_with`].
     pub fn backward_with<'a>(&mut self, acts: &'a mut LayerNormActs, dy: &[f32]) -> &'a [f32] {
+        self.backward_impl(acts, None, dy)
+    }
+
+    fn backward_impl<'a>(
+        &mut self,
+        acts: &'a mut LayerNormActs,
+        input: Option<&[f32]>,
+        dy: &[f32],
+    ) -> &'a [f32] {
         let (dim, rows) = (self.dim, acts.rows);
         let n = rows * dim;
         assert_eq!(
@@ -177,14 +220,25 @@ impl LayerNorm {
             "LayerNorm::backward: dy must match the last forward"
         );
         let LayerNormActs {
-            x,
+            x: saved,
             mean,
             rstd,
             dx,
             scratch_dg,
             scratch_db,
+            input: input_id,
             ..
         } = acts;
+        let x = match input {
+            Some(x) => {
+                input_id.expect(x, "LayerNorm::backward_with_input");
+                x
+            }
+            None => {
+                input_id.expect_saved("LayerNorm::backward");
+                &saved[..n]
+            }
+        };
         let (gamma, dgamma, dbeta) = match (&mut self.weight, &mut self.bias) {
             (Some(w), Some(b)) => (&w.value[..], &mut w.grad[..], &mut b.grad[..]),
             _ => {
@@ -227,6 +281,7 @@ fn empty_acts() -> LayerNormActs {
         scratch_dg: Vec::new(),
         scratch_db: Vec::new(),
         rows: 0,
+        input: InputId::SAVED,
     }
 }
 

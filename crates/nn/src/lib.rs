@@ -15,6 +15,11 @@
 //! * `forward(&mut self, x) -> &[f32]` stores what backward needs;
 //!   `backward(&mut self, dy) -> &[f32]` adds the parameter gradients into
 //!   `Param::grad` and returns the input gradient;
+//! * `forward` keeps a copy of its input; where the caller's input buffer outlives the
+//!   step (another layer's output, say), [`Linear`], [`LayerNorm`], [`Gelu`] and
+//!   [`BatchEnsembleLinear`] also offer `forward_no_save(x)` and
+//!   `backward_with_input(x, dy)`, which skip that copy: the backward call must get the
+//!   very slice the forward call read (checked), unchanged, for the same bits;
 //! * a model implements [`Module`] by visiting its layers' parameters in a fixed order;
 //!   [`Adam::step`] walks that order and consumes (zeroes) the gradients.
 //!
@@ -107,6 +112,49 @@ pub use loss::CrossEntropy;
 pub use param::{Module, Param, num_params, zero_grads};
 pub use position::sinusoidal_positions;
 pub use rng::{Rng, ln as ln_f64, splitmix64};
+
+/// Which input a layer's last forward pass read, when it did not keep a copy
+/// (`forward_no_save`): the slice's address and length, compared by the matching
+/// `backward_with_input`. `NONE` means the layer kept its own copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct InputId {
+    addr: usize,
+    len: usize,
+}
+
+impl InputId {
+    /// The layer kept a copy of its input.
+    pub(crate) const SAVED: InputId = InputId {
+        addr: usize::MAX,
+        len: usize::MAX,
+    };
+
+    /// The identity of `x`.
+    pub(crate) fn of(x: &[f32]) -> InputId {
+        InputId {
+            addr: x.as_ptr() as usize,
+            len: x.len(),
+        }
+    }
+
+    /// Panics unless the last forward pass kept a copy of its input.
+    #[track_caller]
+    pub(crate) fn expect_saved(self, what: &str) {
+        assert!(
+            self == InputId::SAVED,
+            "{what}: the last forward was forward_no_save; call backward_with_input"
+        );
+    }
+
+    /// Panics unless `x` is the slice the last `forward_no_save` read.
+    #[track_caller]
+    pub(crate) fn expect(self, x: &[f32], what: &str) {
+        assert!(
+            self == InputId::of(x),
+            "{what}: backward_with_input needs the very slice given to forward_no_save"
+        );
+    }
+}
 
 /// Rows in a buffer of `len` elements of `width` columns, checked against `max_rows`.
 pub(crate) fn rows_of(len: usize, width: usize, max_rows: usize, what: &str) -> usize {

@@ -32,6 +32,7 @@
 //! assert_eq!(dx.len(), 6);
 //! ```
 
+use crate::InputId;
 use crate::init;
 use crate::param::{Module, Param};
 use crate::rng::Rng;
@@ -58,6 +59,7 @@ pub struct LinearActs {
     y: Vec<f32>,
     dx: Vec<f32>,
     rows: usize,
+    input: InputId,
 }
 
 impl LinearActs {
@@ -104,6 +106,7 @@ impl Linear {
                 y: Vec::new(),
                 dx: Vec::new(),
                 rows: 0,
+                input: InputId::SAVED,
             },
         };
         lin.acts = lin.new_acts(max_rows);
@@ -130,6 +133,7 @@ impl Linear {
             y: vec![0.0; max_rows * self.out_features],
             dx: vec![0.0; max_rows * self.in_features],
             rows: 0,
+            input: InputId::SAVED,
         }
     }
 
@@ -143,12 +147,32 @@ impl Linear {
             self.out_features,
             acts,
             x,
+            true,
+        );
+        &acts.y[..acts.rows * self.out_features]
+    }
+
+    /// [`Linear::forward`] without keeping a copy of `x`: the matching backward call is
+    /// [`Linear::backward_with_input`] with this same slice, unchanged.
+    pub fn forward_no_save(&mut self, x: &[f32]) -> &[f32] {
+        let acts = &mut self.acts;
+        forward_impl(
+            &self.weight,
+            self.bias.as_ref(),
+            self.in_features,
+            self.out_features,
+            acts,
+            x,
+            false,
         );
         &acts.y[..acts.rows * self.out_features]
     }
 
     /// Backward pass for the last [`Linear::forward`]: `dy = [rows x out_features]`.
     /// Accumulates the parameter gradients and returns `dx = [rows x in_features]`.
+    ///
+    /// # Panics
+    /// If the last forward pass was [`Linear::forward_no_save`].
     pub fn backward(&mut self, dy: &[f32]) -> &[f32] {
         let acts = &mut self.acts;
         backward_impl(
@@ -157,6 +181,26 @@ impl Linear {
             self.in_features,
             self.out_features,
             acts,
+            None,
+            dy,
+        );
+        &acts.dx[..acts.rows * self.in_features]
+    }
+
+    /// Backward pass for the last [`Linear::forward_no_save`], given its input `x` again;
+    /// otherwise as [`Linear::backward`] (the same bits as `forward` + `backward`).
+    ///
+    /// # Panics
+    /// If `x` is not the slice the last `forward_no_save` read.
+    pub fn backward_with_input(&mut self, x: &[f32], dy: &[f32]) -> &[f32] {
+        let acts = &mut self.acts;
+        backward_impl(
+            &mut self.weight,
+            self.bias.as_mut(),
+            self.in_features,
+            self.out_features,
+            acts,
+            Some(x),
             dy,
         );
         &acts.dx[..acts.rows * self.in_features]
@@ -171,6 +215,7 @@ impl Linear {
             self.out_features,
             acts,
             x,
+            true,
         );
         &acts.y[..acts.rows * self.out_features]
     }
@@ -184,6 +229,7 @@ impl Linear {
             self.in_features,
             self.out_features,
             acts,
+            None,
             dy,
         );
         &acts.dx[..acts.rows * self.in_features]
@@ -216,14 +262,20 @@ fn forward_impl(
     n_out: usize,
     acts: &mut LinearActs,
     x: &[f32],
+    save: bool,
 ) {
     assert!(
         acts.n_in == n_in && acts.n_out == n_out,
         "Linear: activations made for another layer shape"
     );
-    let rows = crate::rows_of(x.len(), n_in, acts.x.len() / n_in, "Linear::forward");
+    let rows = crate::rows_of(x.len(), n_in, acts.dx.len() / n_in, "Linear::forward");
     acts.rows = rows;
-    acts.x[..rows * n_in].copy_from_slice(x);
+    if save {
+        acts.x[..rows * n_in].copy_from_slice(x);
+        acts.input = InputId::SAVED;
+    } else {
+        acts.input = InputId::of(x);
+    }
     let y = &mut acts.y[..rows * n_out];
     match bias {
         Some(b) => {
@@ -242,6 +294,7 @@ fn backward_impl(
     n_in: usize,
     n_out: usize,
     acts: &mut LinearActs,
+    input: Option<&[f32]>,
     dy: &[f32],
 ) {
     let rows = acts.rows;
@@ -250,7 +303,16 @@ fn backward_impl(
         rows * n_out,
         "Linear::backward: dy must be [rows x out_features] of the last forward"
     );
-    let x = &acts.x[..rows * n_in];
+    let x = match input {
+        Some(x) => {
+            acts.input.expect(x, "Linear::backward_with_input");
+            x
+        }
+        None => {
+            acts.input.expect_saved("Linear::backward");
+            &acts.x[..rows * n_in]
+        }
+    };
     sep_kernels::matmul_tn(dy, x, &mut weight.grad, n_out, rows, n_in, true);
     if let Some(b) = bias {
         crate::ops::accumulate_column_sums(dy, n_out, &mut b.grad);
