@@ -268,11 +268,13 @@ impl Body for PacBody {
             let y = be.forward(x);
             x = ffn.forward(y);
         }
-        self.out.forward(x)
+        // The last block's output stays in place until the next forward pass.
+        self.out.forward_no_save(x)
     }
 
     fn backward(&mut self, dlogits: &[f32]) -> &[f32] {
-        let mut d = self.out.backward(dlogits);
+        let (_, last) = self.pairs.last().expect("at least one pair");
+        let mut d = self.out.backward_with_input(last.output(), dlogits);
         for (be, ffn) in self.pairs.iter_mut().rev() {
             let dy = ffn.backward(d);
             d = be.backward(dy);
@@ -391,10 +393,11 @@ impl EnsembleBlock {
         } else {
             x
         };
+        // Inner layers read each other's outputs in place (kept until the next forward).
         let s = self.ln1.forward(input);
-        let y = self.lin.forward(s);
-        let z = self.ln2.forward(y);
-        let g = self.gelu.forward(z);
+        let y = self.lin.forward_no_save(s);
+        let z = self.ln2.forward_no_save(y);
+        let g = self.gelu.forward_no_save(z);
         ops::average(s, g, &mut self.fresh[..rows * cw]);
         if !self.cached {
             return &self.fresh[..rows * h];
@@ -421,9 +424,9 @@ impl EnsembleBlock {
         } else {
             ops::scale(dout, 0.5, half);
         }
-        let dz = self.gelu.backward(half);
-        let dy = self.ln2.backward(dz);
-        let ds = self.lin.backward(dy);
+        let dz = self.gelu.backward_with_input(self.ln2.output(), half);
+        let dy = self.ln2.backward_with_input(self.lin.output(), dz);
+        let ds = self.lin.backward_with_input(self.ln1.output(), dy);
         // d(skip) = d(fresh)/2 + what flows back through the matrix.
         let dskip = &mut self.dskip[..rows * cw];
         ops::add(ds, half, dskip);
@@ -474,26 +477,32 @@ impl FfnBlock {
     fn forward(&mut self, x: &[f32]) -> &[f32] {
         let rows = x.len() / self.hidden;
         self.rows = rows;
+        // Inner layers read each other's outputs in place (kept until the next forward).
         let s = self.ln1.forward(x);
-        let u = self.up.forward(s);
-        let a = self.g1.forward(u);
-        let v = self.down.forward(a);
-        let l = self.ln2.forward(v);
-        let g = self.g2.forward(l);
+        let u = self.up.forward_no_save(s);
+        let a = self.g1.forward_no_save(u);
+        let v = self.down.forward_no_save(a);
+        let l = self.ln2.forward_no_save(v);
+        let g = self.g2.forward_no_save(l);
         let out = &mut self.out[..rows * self.hidden];
         ops::average(s, g, out);
         out
+    }
+
+    /// The output of the last forward pass.
+    fn output(&self) -> &[f32] {
+        &self.out[..self.rows * self.hidden]
     }
 
     fn backward(&mut self, dout: &[f32]) -> &[f32] {
         let n = self.rows * self.hidden;
         let half = &mut self.half[..n];
         ops::scale(dout, 0.5, half);
-        let dl = self.g2.backward(half);
-        let dv = self.ln2.backward(dl);
-        let da = self.down.backward(dv);
-        let du = self.g1.backward(da);
-        let ds_up = self.up.backward(du);
+        let dl = self.g2.backward_with_input(self.ln2.output(), half);
+        let dv = self.ln2.backward_with_input(self.down.output(), dl);
+        let da = self.down.backward_with_input(self.g1.output(), dv);
+        let du = self.g1.backward_with_input(self.up.output(), da);
+        let ds_up = self.up.backward_with_input(self.ln1.output(), du);
         let ds = &mut self.ds[..n];
         ops::add(ds_up, half, ds);
         self.ln1.backward(ds)
