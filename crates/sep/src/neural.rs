@@ -252,7 +252,7 @@ pub struct Knobs {
 /// for TRACE (`L`, `E`, `G`, `tk` tokens), `L` bytes, patches of `G` x `E` with
 /// positions, `tk / 4` tokens; for PatchTST, likewise without positions and `tk / 2`
 /// tokens; the reference's soft gates ([`AdaptiveKind::default_for`]).
-pub fn se_on(b: &BackboneConfig) -> Result<BackboneConfig, String> {
+fn se_on(b: &BackboneConfig) -> Result<BackboneConfig, String> {
     let mut s = match *b {
         BackboneConfig::Se(s) => return Ok(BackboneConfig::Se(s)),
         BackboneConfig::Pac(p) => SeConfig {
@@ -321,7 +321,7 @@ fn cpu_se(b: &mut BackboneConfig) {
 
 /// The plain backbone behind an SE: PAC's body with its own front end; TRACE and
 /// PatchTST bodies over the SE's context (`L / G` tokens).
-pub fn se_off(b: &BackboneConfig) -> BackboneConfig {
+fn se_off(b: &BackboneConfig) -> BackboneConfig {
     match *b {
         BackboneConfig::Se(s) => match s.body {
             SeBody::Pac(p) => BackboneConfig::Pac(p),
@@ -489,7 +489,7 @@ impl NeuralConfig {
     /// `--se`, `--patch`, `--stride`, `--adaptive`). `preset` is the one `self` came
     /// from: a backbone switched with [`Knobs::backbone`] takes the paper's sizes after a
     /// paper preset and the CPU sizes of [`BackboneKind::cpu`] otherwise; `--se on`
-    /// adds the paper's SE ([`se_on`]) after a paper preset, and after a CPU preset the
+    /// adds the paper's SE after a paper preset, and after a CPU preset the
     /// variant measured best there (PAC and TRACE: newest-patch map, no gate; PatchTST:
     /// as the paper). The other knobs then change that SE.
     pub fn with_knobs(&self, preset: Preset, knobs: &Knobs) -> Result<NeuralConfig, String> {

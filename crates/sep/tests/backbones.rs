@@ -314,3 +314,38 @@ fn paper_presets_have_the_papers_shapes() {
         assert_eq!(sep::Preset::from_name(p.name()), Some(p));
     }
 }
+
+/// The training is the archive format: pinned archive hashes of each new backbone
+/// catch any change of its arithmetic, initialisation or byte layout (as
+/// `crates/nn/tests/determinism.rs` does for the layers).
+#[test]
+fn archives_are_pinned() {
+    let data = sample(1200);
+    let mut got = Vec::new();
+    // TRACE, PatchTST, SE + PAC (soft per patch; hard with the newest-patch map),
+    // SE + TRACE (soft per element; hard), SE + PatchTST (soft per element; hard).
+    let all = all_backbones();
+    for b in [1, 2, 4, 6, 9, 10, 13, 14].map(|i| all[i].clone()) {
+        let o = Options {
+            model: Model::Neural(neural(b.clone(), 4)),
+            ..Options::default()
+        };
+        let archive = sep::compress(&data, &o).unwrap();
+        got.push(format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&archive)));
+    }
+    assert_eq!(
+        got, PINNED,
+        "archives changed: update PINNED only with a format change"
+    );
+}
+
+const PINNED: [&str; 8] = [
+    "e4aed9831577193d",
+    "4b81455f36fed920",
+    "3ce9f3de45727255",
+    "99e641aa29abd16c",
+    "a5f94e84856c6563",
+    "91f7adafd6f818cf",
+    "5ba92bd68a2ee0b2",
+    "a15361d6cfc424d5",
+];
