@@ -70,6 +70,8 @@
 //! assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-6);
 //! ```
 
+#[cfg(feature = "alloc-counter")]
+mod alloc_counter;
 mod elementwise;
 mod isa;
 mod math;
@@ -84,6 +86,8 @@ mod simd;
 #[cfg(test)]
 mod tests;
 
+#[cfg(feature = "alloc-counter")]
+pub use alloc_counter::CountingAllocator;
 pub use elementwise::{
     erf, erf_inplace, erf_slice, erfc, erfc_inplace, erfc_slice, exp, exp_inplace, exp_slice, gelu,
     gelu_backward, gelu_backward_saved, gelu_forward_saving, gelu_grad, gelu_grad_inplace,

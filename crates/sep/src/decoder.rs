@@ -84,8 +84,10 @@ impl<R: Read> Decoder<R> {
         while batch.len() < self.threads {
             match Record::read(&mut self.inner, &self.header)? {
                 Record::Block(bh) => {
-                    let mut payload = Vec::new();
                     let want = u64::from(bh.payload_len);
+                    // One allocation for the usual payload (not one per doubling); the
+                    // cap keeps a corrupt length from reserving gigabytes up front.
+                    let mut payload = Vec::with_capacity(want.min(1 << 24) as usize);
                     (&mut self.inner).take(want).read_to_end(&mut payload)?;
                     if payload.len() as u64 != want {
                         return Err(Error::Truncated {
