@@ -61,8 +61,9 @@ pub struct Args {
     #[arg(short = 'T', long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
 
-    /// Model: neural (the default), order2 (fast context mixing), store.
-    #[arg(short = 'm', long, value_name = "NAME", default_value = "neural")]
+    /// Model: mix (context mixing with a neural network, the default),
+    /// neural (the network alone), order2 (fastest), store.
+    #[arg(short = 'm', long, value_name = "NAME", default_value = "mix")]
     pub model: String,
 
     /// Neural preset: fast, default, max, or the paper's paper-pac, paper-sep-pac,

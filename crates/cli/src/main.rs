@@ -72,14 +72,16 @@ fn choose_model(args: &Args) -> Result<sep::Model> {
                     names.join(", ")
                 ))
             })?;
-            if args.model != "neural" {
-                return Err(Usage(format!(
-                    "--preset applies to the neural model, not '{}'",
-                    args.model
-                ))
-                .into());
+            match args.model.as_str() {
+                "mix" => sep::Model::mix_preset(preset),
+                "neural" => sep::Model::preset(preset),
+                other => {
+                    return Err(Usage(format!(
+                        "--preset applies to the mix and neural models, not '{other}'"
+                    ))
+                    .into());
+                }
             }
-            sep::Model::preset(preset)
         }
         None => sep::Model::from_name(&args.model).ok_or_else(|| {
             Usage(format!(
@@ -105,12 +107,19 @@ fn choose_model(args: &Args) -> Result<sep::Model> {
         ..sep::Knobs::default()
     };
     if args.streams.is_some() || knobs != sep::Knobs::default() {
-        let sep::Model::Neural(config) = &mut model else {
-            return Err(Usage(
-                "--streams, --context, --backbone, --se, --patch, --stride and --adaptive apply to the neural model"
-                    .into(),
-            )
-            .into());
+        let config = match &mut model {
+            sep::Model::Neural(config) => config,
+            sep::Model::Mix(sep::MixConfig {
+                neural: Some(config),
+                ..
+            }) => config,
+            _ => {
+                return Err(Usage(
+                    "--streams, --context, --backbone, --se, --patch, --stride and --adaptive apply to a model with a network (neural, or mix with a default or max preset)"
+                        .into(),
+                )
+                .into());
+            }
         };
         if let Some(b) = args.streams {
             if !(1..=sep::format::MAX_STREAMS).contains(&b) {

@@ -360,13 +360,13 @@ fn permissions_and_mtime_follow_the_input() {
 }
 
 #[test]
-fn neural_default_and_presets() {
+fn default_model_presets_and_neural_knobs() {
     let dir = tempfile::tempdir().unwrap();
     let data = corpus_file("cantrbry.xargs.1");
     let path = dir.path().join("x.txt");
     fs::write(&path, &data).unwrap();
     let plain = || Command::cargo_bin("sep").expect("binary built");
-    // No flags: the neural default preset.
+    // No flags: the mixed model's default preset, with its network.
     plain().arg(&path).assert().success();
     let archive = dir.path().join("x.txt.sep");
     plain()
@@ -374,6 +374,7 @@ fn neural_default_and_presets() {
         .arg(&archive)
         .assert()
         .success()
+        .stdout(predicate::str::contains("mix: cm"))
         .stdout(predicate::str::contains("neural: pac"));
     plain()
         .args(["-d", "-c"])
@@ -383,7 +384,17 @@ fn neural_default_and_presets() {
         .stdout(predicate::eq(data.clone()));
     // A preset with overrides, recorded in the header.
     let out = plain()
-        .args(["--preset", "fast", "--streams", "3", "--context", "4", "-c"])
+        .args([
+            "-m",
+            "neural",
+            "--preset",
+            "fast",
+            "--streams",
+            "3",
+            "--context",
+            "4",
+            "-c",
+        ])
         .arg(&path)
         .assert()
         .success()
@@ -427,4 +438,43 @@ fn neural_default_and_presets() {
         .code(2)
         .stderr(predicate::str::contains("--context 300"));
     plain().args(["--streams", "0"]).arg(&path).assert().code(2);
+}
+
+#[test]
+fn mix_fast_has_no_network() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = corpus_file("cantrbry.grammar.lsp");
+    let path = dir.path().join("g.lsp");
+    fs::write(&path, &data).unwrap();
+    let plain = || Command::cargo_bin("sep").expect("binary built");
+    let out = plain()
+        .args(["--preset", "fast", "-c"])
+        .arg(&path)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let archive = dir.path().join("g.sep");
+    fs::write(&archive, &out).unwrap();
+    plain()
+        .arg("-l")
+        .arg(&archive)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("mix: cm"))
+        .stdout(predicate::str::contains("neural").not());
+    plain()
+        .args(["-d", "-c"])
+        .arg(&archive)
+        .assert()
+        .success()
+        .stdout(predicate::eq(data));
+    // Network knobs need a network.
+    plain()
+        .args(["--preset", "fast", "--streams", "4"])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("network"));
 }

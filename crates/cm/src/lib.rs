@@ -28,11 +28,21 @@
 //! assert_eq!(out, text);
 //! ```
 
+mod cm;
+mod hashtable;
 mod logistic;
 mod logistic_tables;
+mod matcher;
+mod mixer2;
 mod order2;
 mod prim;
+mod state;
 
+pub use cm::{Cm, CmConfig, CmStream};
+pub use hashtable::NibbleTable;
 pub use logistic::{squash, stretch};
+pub use matcher::{MatchModel, MatchState, Sequential, Visibility};
+pub use mixer2::Mixer2;
 pub use order2::{Order2, Order2Params};
-pub use prim::{AdaptiveProbs, Apm, Mixer};
+pub use prim::{AdaptiveProbs, Apm, Mixer, StateMap};
+pub use state::{NUM_STATES, STATES, StateTable};

@@ -88,6 +88,53 @@ impl AdaptiveProbs {
     }
 }
 
+/// Adaptive probabilities indexed by a bit-history state: one per context
+/// kind, learning what each state ([`crate::STATES`]) predicts in this data.
+///
+/// Same entry layout and update rule as [`AdaptiveProbs`]; every entry starts
+/// at its state's prior `(n1 + 0.5) / (n + 1)` with a count of 0. Indexing
+/// by a `u8` into 256 entries needs no bounds check.
+#[derive(Debug, Clone)]
+pub struct StateMap {
+    t: Box<[u32; 256]>,
+}
+
+impl Default for StateMap {
+    fn default() -> Self {
+        let mut t = Box::new([0u32; 256]);
+        for (s, e) in t.iter_mut().enumerate() {
+            *e = (crate::state::STATES.prior(s as u8) << 16) ^ FLIP;
+        }
+        StateMap { t }
+    }
+}
+
+impl StateMap {
+    /// The stretched probability of a 1 in state `s`.
+    #[inline]
+    pub fn stretched(&self, s: u8) -> i32 {
+        i32::from(STRETCH[((self.t[usize::from(s)] ^ FLIP) >> 20) as usize])
+    }
+
+    /// The 16-bit probability of a 1 in state `s`.
+    #[inline]
+    pub fn p(&self, s: u8) -> u32 {
+        (self.t[usize::from(s)] ^ FLIP) >> 16
+    }
+
+    /// Learns `bit` in state `s`; counts saturate at `limit` (`1..=1023`).
+    #[inline]
+    pub fn update(&mut self, s: u8, bit: u32, limit: u32) {
+        let e = self.t[usize::from(s)] ^ FLIP;
+        let n = e & 1023;
+        let p = (e >> 10) as i64;
+        let target = i64::from(bit) << 22;
+        let p = p + (((target - p) * i64::from(RECIPROCAL[n as usize])) >> 16);
+        let n = n + u32::from(n < limit);
+        self.t[usize::from(s)] = (((p as u32) << 10) | n) ^ FLIP;
+    }
+}
+
 /// A gated linear mixer of `N` inputs in the logistic domain, trained online
 /// to minimise coding cost.
 ///
@@ -126,7 +173,11 @@ impl<const N: usize> Mixer<N> {
         self.x = x;
         self.set = ctx;
         let w = &self.weights[ctx];
-        let dot: i64 = w.iter().zip(&x).map(|(&w, &x)| i64::from(w) * i64::from(x)).sum();
+        let dot: i64 = w
+            .iter()
+            .zip(&x)
+            .map(|(&w, &x)| i64::from(w) * i64::from(x))
+            .sum();
         let d = (dot >> 16).clamp(-2047, 2047) as i32;
         self.pr = squash(d);
         d
@@ -151,9 +202,14 @@ impl<const N: usize> Mixer<N> {
 
 /// Adaptive probability map: refines a probability given a context by
 /// interpolating between 33 learned points along the stretch axis.
+///
+/// Each point is stored as its (wrapping, 16-bit) difference from the
+/// identity map, so a zeroed allocation, which the operating system provides
+/// lazily, is a fresh map: creating one costs nothing whatever its size.
 #[derive(Debug, Clone)]
 pub struct Apm {
     t: Vec<u16>,
+    identity: [u16; 33],
     index: usize,
     rate: u32,
 }
@@ -162,11 +218,21 @@ impl Apm {
     /// `contexts` maps, each starting as the identity; `rate` is the
     /// adaptation shift (larger is slower, about 6..=8).
     pub fn new(contexts: usize, rate: u32) -> Self {
-        let mut t = vec![0u16; contexts * 33];
-        for (i, v) in t.iter_mut().enumerate() {
-            *v = squash(((i % 33) as i32 - 16) * 128).min(65535) as u16;
+        let mut identity = [0u16; 33];
+        for (j, v) in identity.iter_mut().enumerate() {
+            *v = squash((j as i32 - 16) * 128).min(65535) as u16;
         }
-        Apm { t, index: 0, rate }
+        Apm {
+            t: vec![0; contexts * 33],
+            identity,
+            index: 0,
+            rate,
+        }
+    }
+
+    #[inline]
+    fn point(&self, i: usize) -> u32 {
+        u32::from(self.identity[i % 33].wrapping_add(self.t[i]))
     }
 
     /// The refined 16-bit probability of `p` in context `ctx`.
@@ -184,15 +250,20 @@ impl Apm {
         let w = s & 127;
         let i = ctx * 33 + lo;
         self.index = i + usize::from(w >= 64);
-        (u32::from(self.t[i]) * (128 - w) + u32::from(self.t[i + 1]) * w) >> 7
+        let (a, b) = (
+            u32::from(self.identity[lo].wrapping_add(self.t[i])),
+            u32::from(self.identity[lo + 1].wrapping_add(self.t[i + 1])),
+        );
+        (a * (128 - w) + b * w) >> 7
     }
 
     /// Moves the point nearest to the last refined input towards `bit`.
     #[inline]
     pub fn update(&mut self, bit: u32) {
         let target = if bit == 1 { 65535 } else { 0 };
-        let v = i32::from(self.t[self.index]);
-        self.t[self.index] = (v + ((target - v) >> self.rate)) as u16;
+        let v = self.point(self.index) as i32;
+        let v = (v + ((target - v) >> self.rate)) as u16;
+        self.t[self.index] = v.wrapping_sub(self.identity[self.index % 33]);
     }
 }
 

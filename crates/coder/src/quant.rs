@@ -62,6 +62,13 @@ impl FreqTable {
         (total == u64::from(FREQ_TOTAL)).then_some(FreqTable { cum })
     }
 
+    /// Cumulative frequency of symbols `0..s` (`s` in `0..=256`; `cum(256)`
+    /// is [`FREQ_TOTAL`]).
+    #[inline]
+    pub fn cum(&self, s: usize) -> u32 {
+        self.cum[s]
+    }
+
     /// Frequency of symbol `s`.
     #[inline]
     pub fn freq(&self, s: u32) -> u32 {

@@ -7,6 +7,7 @@
 use crate::engine;
 use crate::error::{Error, Result};
 use crate::format::Header;
+use crate::mix::MixConfig;
 use crate::neural::{NeuralConfig, Preset};
 use sep_cm::{Order2, Order2Params};
 use sep_coder::{Decoder as RangeDecoder, Encoder as RangeEncoder};
@@ -21,18 +22,21 @@ pub enum Model {
     Order2,
     /// A neural network trained online (`model_id` 2).
     Neural(NeuralConfig),
+    /// Context mixing, with or without a network's prediction mixed in
+    /// (`model_id` 3).
+    Mix(MixConfig),
 }
 
 impl Default for Model {
-    /// The neural `default` preset.
+    /// The mixed model's `default` preset.
     fn default() -> Self {
-        Model::Neural(NeuralConfig::preset(Preset::Default))
+        Model::Mix(MixConfig::preset(Preset::Default).expect("default preset"))
     }
 }
 
 impl Model {
     /// Command-line names of the model kinds.
-    pub const NAMES: [&'static str; 3] = ["neural", "order2", "store"];
+    pub const NAMES: [&'static str; 4] = ["mix", "neural", "order2", "store"];
 
     /// The name used on the command line and in listings.
     pub fn name(&self) -> &'static str {
@@ -40,22 +44,31 @@ impl Model {
             Model::Store => "store",
             Model::Order2 => "order2",
             Model::Neural(_) => "neural",
+            Model::Mix(_) => "mix",
         }
     }
 
-    /// The model with this command-line name (`neural` is its default preset).
+    /// The model with this command-line name (`mix` and `neural` with their
+    /// `default` presets).
     pub fn from_name(name: &str) -> Option<Model> {
         match name {
             "store" => Some(Model::Store),
             "order2" => Some(Model::Order2),
-            "neural" => Some(Model::default()),
+            "neural" => Some(Model::Neural(NeuralConfig::preset(Preset::Default))),
+            "mix" => Some(Model::default()),
             _ => None,
         }
     }
 
-    /// The neural model of a preset.
+    /// The neural-only model of a preset.
     pub fn preset(p: Preset) -> Model {
         Model::Neural(NeuralConfig::preset(p))
+    }
+
+    /// The mixed model of a preset (`fast`, `default`, `max`), or the
+    /// neural-only model for the paper's presets.
+    pub fn mix_preset(p: Preset) -> Model {
+        MixConfig::preset(p).map_or_else(|| Model::preset(p), Model::Mix)
     }
 
     /// The block size used when the user gives none.
@@ -69,6 +82,7 @@ impl Model {
             Model::Store => ModelConfig::Store,
             Model::Order2 => ModelConfig::Order2(Order2Params::for_block_len(block_size.into())),
             Model::Neural(c) => ModelConfig::Neural(c.clone()),
+            Model::Mix(c) => ModelConfig::Mix(c.clone()),
         }
     }
 }
@@ -82,6 +96,8 @@ pub enum ModelConfig {
     Order2(Order2Params),
     /// `model_id` 2.
     Neural(NeuralConfig),
+    /// `model_id` 3.
+    Mix(MixConfig),
 }
 
 impl ModelConfig {
@@ -91,6 +107,7 @@ impl ModelConfig {
             ModelConfig::Store => 0,
             ModelConfig::Order2(_) => 1,
             ModelConfig::Neural(_) => 2,
+            ModelConfig::Mix(_) => 3,
         }
     }
 
@@ -100,6 +117,7 @@ impl ModelConfig {
             ModelConfig::Store => Model::Store,
             ModelConfig::Order2(_) => Model::Order2,
             ModelConfig::Neural(c) => Model::Neural(c.clone()),
+            ModelConfig::Mix(c) => Model::Mix(c.clone()),
         }
     }
 
@@ -109,6 +127,10 @@ impl ModelConfig {
             ModelConfig::Store => (1, 0, Vec::new()),
             ModelConfig::Order2(p) => (1, 2, vec![p.table_bits, 0, 0, 0]),
             ModelConfig::Neural(c) => (c.streams, c.context() as u16, c.to_params()),
+            ModelConfig::Mix(c) => {
+                let (streams, context) = c.header_fields();
+                (streams, context, c.to_params())
+            }
         }
     }
 
@@ -162,6 +184,9 @@ impl ModelConfig {
             2 => NeuralConfig::from_params(&h.params, h.streams, h.context)
                 .map(ModelConfig::Neural)
                 .map_err(|why| Error::InvalidModel { why }),
+            3 => MixConfig::from_params(&h.params, h.streams, h.context)
+                .map(ModelConfig::Mix)
+                .map_err(|why| Error::InvalidModel { why }),
             id => Err(Error::UnknownModel(id)),
         }
     }
@@ -172,6 +197,7 @@ impl ModelConfig {
             ModelConfig::Store => 0,
             ModelConfig::Order2(p) => p.memory_bytes(),
             ModelConfig::Neural(c) => c.memory_bytes(engine::stream_count(c, block_len as usize)),
+            ModelConfig::Mix(c) => c.memory_bytes(block_len),
         }
     }
 
@@ -181,6 +207,7 @@ impl ModelConfig {
             ModelConfig::Store => "store".into(),
             ModelConfig::Order2(p) => format!("order2 (table_bits {})", p.table_bits),
             ModelConfig::Neural(c) => c.describe(),
+            ModelConfig::Mix(c) => c.describe(),
         }
     }
 
@@ -189,10 +216,18 @@ impl ModelConfig {
         match self {
             ModelConfig::Store => None,
             ModelConfig::Neural(c) => Some(engine::encode_block(
-                c,
+                Some(c),
+                None,
                 seed,
                 raw,
                 engine::stream_count(c, raw.len()),
+            )),
+            ModelConfig::Mix(c) => Some(engine::encode_block(
+                c.neural.as_ref(),
+                Some(&c.cm),
+                seed,
+                raw,
+                c.stream_count(raw.len()),
             )),
             ModelConfig::Order2(p) => {
                 let mut enc = RangeEncoder::with_capacity(raw.len() / 2);
@@ -232,7 +267,18 @@ impl ModelConfig {
                         why: "must not exceed raw_len",
                     });
                 }
-                engine::decode_block(c, seed, streams, out);
+                engine::decode_block(Some(c), None, seed, streams, out);
+                Ok(())
+            }
+            ModelConfig::Mix(c) => {
+                if streams.len() > out.len() || (c.neural.is_none() && streams.len() != 1) {
+                    return Err(Error::InvalidField {
+                        field: "stream_count",
+                        value: streams.len() as u64,
+                        why: "must be 1 without a network, and at most raw_len",
+                    });
+                }
+                engine::decode_block(c.neural.as_ref(), Some(&c.cm), seed, streams, out);
                 Ok(())
             }
         }

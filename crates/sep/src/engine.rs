@@ -18,6 +18,7 @@
 //! every buffer are created once per block.
 
 use crate::neural::NeuralConfig;
+use sep_cm::{Cm, CmConfig, CmStream, Visibility};
 use sep_coder::{Coder, Decoder as RangeDecoder, Encoder as RangeEncoder, FreqTable, quantize};
 use sep_model::{Backbone, Param};
 use sep_nn::{Adam, CrossEntropy, Module};
@@ -58,6 +59,18 @@ impl StreamLayout {
         s * self.base + s.min(self.rem)
     }
 
+    /// The stream holding block position `pos`, and `pos`'s offset in it.
+    #[inline]
+    fn locate(&self, pos: usize) -> (usize, usize) {
+        let long = self.rem * (self.base + 1);
+        if pos < long {
+            (pos / (self.base + 1), pos % (self.base + 1))
+        } else {
+            let q = pos - long;
+            (self.rem + q / self.base, q % self.base)
+        }
+    }
+
     /// Number of steps: the length of the longest stream.
     fn steps(&self) -> usize {
         self.base + usize::from(self.rem > 0)
@@ -80,57 +93,144 @@ pub(crate) fn stream_count(config: &NeuralConfig, n: usize) -> usize {
         .min(n.max(1))
 }
 
-/// Codes (or decodes) `data` in place through one coder per stream.
+/// The network's side of the step loop: its context windows, forward pass
+/// and training step.
+struct Net {
+    model: Box<dyn Backbone>,
+    adam: Adam,
+    ce: CrossEntropy,
+    ctx: Vec<u8>,
+    l: usize,
+}
+
+impl Net {
+    fn new(config: &NeuralConfig, streams: usize, seed: u64) -> Self {
+        let model = config.backbone.build(streams, seed);
+        let l = model.context();
+        Net {
+            model,
+            adam: Adam::new(config.adam),
+            ce: CrossEntropy::new(256, streams),
+            ctx: vec![0; streams * l],
+            l,
+        }
+    }
+
+    /// Probabilities `[k x 256]` of step `t`, given the bytes coded at the
+    /// last step (`last[s]` for stream `s`).
+    fn predict(&mut self, t: usize, k: usize, last: &[u8]) -> &[f32] {
+        let l = self.l;
+        if t > 0 && l > 0 {
+            // Slide each context window by the byte coded at the last step.
+            for (row, &b) in self.ctx.chunks_exact_mut(l).take(k).zip(last) {
+                row.copy_within(1.., 0);
+                row[l - 1] = b;
+            }
+        }
+        let logits = self.model.forward(&self.ctx[..k * l], k);
+        self.ce.predict(logits)
+    }
+
+    /// One training step on the bytes just coded.
+    fn learn(&mut self, targets: &[u8]) {
+        self.ce.loss(targets);
+        let dlogits = self.ce.backward();
+        self.model.backward(dlogits);
+        self.adam.step(&mut AsModule(self.model.as_mut()));
+    }
+}
+
+/// The decoder's view of a block at step `t` while coding stream `s`: the
+/// first `t` bytes of every stream, and byte `t` of streams before `s`.
+struct Frontier<'a> {
+    layout: &'a StreamLayout,
+    t: usize,
+    s: usize,
+}
+
+impl Visibility for Frontier<'_> {
+    #[inline]
+    fn known(&self, pos: usize) -> bool {
+        let (s, offset) = self.layout.locate(pos);
+        offset < self.t + usize::from(s < self.s)
+    }
+}
+
+/// Codes (or decodes) `data` in place through one coder per stream, with a
+/// network, a context-mixing model, or both (the network's distribution then
+/// is one of the mixer's inputs).
 ///
 /// With encoders, `data` is the block; with decoders, `data` is overwritten
 /// with the decoded block.
-fn run<C: Coder>(config: &NeuralConfig, seed: u64, data: &mut [u8], coders: &mut [C]) {
+fn run<C: Coder>(
+    neural: Option<&NeuralConfig>,
+    cm: Option<&CmConfig>,
+    seed: u64,
+    data: &mut [u8],
+    coders: &mut [C],
+) {
+    assert!(neural.is_some() || cm.is_some(), "a block needs a model");
     let layout = StreamLayout::new(data.len(), coders.len());
     let streams = layout.streams;
-    let mut model = config.backbone.build(streams, seed);
-    let l = model.context();
-    let mut adam = Adam::new(config.adam);
-    let mut ce = CrossEntropy::new(256, streams);
-    let mut ctx = vec![0u8; streams * l];
+    let mut net = neural.map(|c| Net::new(c, streams, seed));
+    let mut mixer = cm.map(|c| {
+        (
+            Cm::new(c, net.is_some(), data.len()),
+            (0..streams)
+                .map(|s| CmStream::new(layout.start(s)))
+                .collect::<Vec<_>>(),
+        )
+    });
     let mut targets = vec![0u8; streams];
     let mut table = FreqTable::default();
     let steps = layout.steps();
     for t in 0..steps {
         let k = layout.active(t);
-        if t > 0 && l > 0 {
-            // Slide each context window by the byte coded at the last step.
-            for (s, row) in ctx.chunks_exact_mut(l).take(k).enumerate() {
-                row.copy_within(1.., 0);
-                row[l - 1] = targets[s];
+        let probs = net.as_mut().map(|n| n.predict(t, k, &targets));
+        for (s, coder) in coders.iter_mut().enumerate().take(k) {
+            if let Some(p) = probs {
+                let row: &[f32; 256] = p[s * 256..(s + 1) * 256]
+                    .try_into()
+                    .expect("256 probabilities per row");
+                quantize(row, &mut table);
             }
-        }
-        let logits = model.forward(&ctx[..k * l], k);
-        let probs = ce.predict(logits);
-        for (s, (coder, row)) in coders
-            .iter_mut()
-            .zip(probs.chunks_exact(256))
-            .enumerate()
-            .take(k)
-        {
-            let row: &[f32; 256] = row.try_into().expect("256 probabilities per row");
-            quantize(row, &mut table);
             let pos = layout.start(s) + t;
-            let byte = coder.code_symbol(u32::from(data[pos]), &table) as u8;
-            data[pos] = byte;
+            let byte = match mixer.as_mut() {
+                Some((cm, histories)) => {
+                    let vis = Frontier {
+                        layout: &layout,
+                        t,
+                        s,
+                    };
+                    cm.code_byte(
+                        coder,
+                        &mut histories[s],
+                        data,
+                        pos,
+                        &vis,
+                        probs.map(|_| &table),
+                    )
+                }
+                None => {
+                    let b = coder.code_symbol(u32::from(data[pos]), &table) as u8;
+                    data[pos] = b;
+                    b
+                }
+            };
             targets[s] = byte;
         }
-        if t + 1 < steps {
-            ce.loss(&targets[..k]);
-            let dlogits = ce.backward();
-            model.backward(dlogits);
-            adam.step(&mut AsModule(model.as_mut()));
+        if let Some(n) = net.as_mut()
+            && t + 1 < steps
+        {
+            n.learn(&targets[..k]);
         }
     }
 }
 
 /// Codes a block into `streams` streams.
 pub(crate) fn encode_block(
-    config: &NeuralConfig,
+    neural: Option<&NeuralConfig>,
+    cm: Option<&CmConfig>,
     seed: u64,
     raw: &[u8],
     streams: usize,
@@ -139,14 +239,20 @@ pub(crate) fn encode_block(
         .map(|_| RangeEncoder::with_capacity(raw.len() / streams / 2 + 16))
         .collect();
     let mut data = raw.to_vec();
-    run(config, seed, &mut data, &mut coders);
+    run(neural, cm, seed, &mut data, &mut coders);
     coders.into_iter().map(RangeEncoder::finish).collect()
 }
 
 /// Decodes a block from its streams into `out`.
-pub(crate) fn decode_block(config: &NeuralConfig, seed: u64, streams: &[&[u8]], out: &mut [u8]) {
+pub(crate) fn decode_block(
+    neural: Option<&NeuralConfig>,
+    cm: Option<&CmConfig>,
+    seed: u64,
+    streams: &[&[u8]],
+    out: &mut [u8],
+) {
     let mut coders: Vec<RangeDecoder> = streams.iter().map(|s| RangeDecoder::new(s)).collect();
-    run(config, seed, out, &mut coders);
+    run(neural, cm, seed, out, &mut coders);
 }
 
 #[cfg(test)]
@@ -165,6 +271,11 @@ mod tests {
                     }
                 }
                 assert!(seen.iter().all(|&c| c == 1), "n {n} streams {s}");
+                for st in 0..s {
+                    for off in 0..(l.base + usize::from(st < l.rem)) {
+                        assert_eq!(l.locate(l.start(st) + off), (st, off));
+                    }
+                }
                 // Active streams are a prefix and never grow.
                 assert!((1..l.steps()).all(|t| l.active(t) <= l.active(t - 1)));
             }

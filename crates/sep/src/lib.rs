@@ -24,13 +24,16 @@ mod encoder;
 mod engine;
 mod error;
 pub mod format;
+mod mix;
 mod neural;
 
 pub use codec::{Model, ModelConfig};
 pub use decoder::{ArchiveInfo, Decoder, inspect, read_header};
 pub use encoder::{Encoder, Options};
 pub use error::{Error, Result};
+pub use mix::MixConfig;
 pub use neural::{AdaptiveKind, BackboneKind, Knobs, NeuralConfig, Preset};
+pub use sep_cm::CmConfig;
 pub use sep_model::{
     Adaptive, BackboneConfig, PacConfig, PatchTstConfig, SeBody, SeConfig, TraceConfig,
 };

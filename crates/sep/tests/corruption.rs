@@ -18,7 +18,7 @@ fn archives() -> Vec<(Model, Vec<u8>, Vec<u8>)> {
         .into_iter()
         .map(|m| {
             let mut data = sample();
-            if matches!(m, Model::Neural(_)) {
+            if matches!(m, Model::Neural(_) | Model::Mix(_)) {
                 data.drain(400..1700);
             }
             let o = Options {

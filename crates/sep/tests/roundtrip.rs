@@ -19,7 +19,7 @@ fn quick_set_round_trips_with_every_model() {
         for model in all_models() {
             // The neural model trains a network per byte: its share is the
             // first 30 KB of each file.
-            let data = if matches!(model, Model::Neural(_)) {
+            let data = if matches!(model, Model::Neural(_) | Model::Mix(_)) {
                 &data[..data.len().min(30_000)]
             } else {
                 &data[..]
@@ -63,7 +63,7 @@ fn edge_cases_round_trip() {
     }
     for data in &cases {
         for model in all_models() {
-            if matches!(model, Model::Neural(_)) && data.len() > 10_000 {
+            if matches!(model, Model::Neural(_) | Model::Mix(_)) && data.len() > 10_000 {
                 continue;
             }
             for block_size in [None, Some(1000), Some(1)] {

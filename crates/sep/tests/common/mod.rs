@@ -121,7 +121,50 @@ pub fn tiny_neural() -> sep::Model {
     })
 }
 
-/// Every model kind, the neural one tiny.
+/// A small context-mixing configuration with every kind of context and both
+/// match models.
+pub fn small_cm() -> sep::CmConfig {
+    sep::CmConfig {
+        orders: 0b0011_1111,
+        word: true,
+        sparse: true,
+        record: true,
+        long: 0b0011,
+        match_min: 5,
+        match2_min: 12,
+        table_bits: 18,
+        match_bits: 14,
+        selectors: 0xF,
+        apms: 3,
+    }
+}
+
+/// The mixed model without a network (one stream).
+pub fn tiny_mix() -> sep::Model {
+    sep::Model::Mix(sep::MixConfig {
+        cm: small_cm(),
+        neural: None,
+    })
+}
+
+/// The mixed model with the tiny network (several streams coded side by side).
+pub fn tiny_hybrid() -> sep::Model {
+    let sep::Model::Neural(net) = tiny_neural() else {
+        unreachable!()
+    };
+    sep::Model::Mix(sep::MixConfig {
+        cm: small_cm(),
+        neural: Some(net),
+    })
+}
+
+/// Every model kind, the networks tiny.
 pub fn all_models() -> Vec<sep::Model> {
-    vec![sep::Model::Store, sep::Model::Order2, tiny_neural()]
+    vec![
+        sep::Model::Store,
+        sep::Model::Order2,
+        tiny_neural(),
+        tiny_mix(),
+        tiny_hybrid(),
+    ]
 }

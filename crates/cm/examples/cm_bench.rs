@@ -1,0 +1,104 @@
+//! Compresses files with the context-mixing model (one stream) and prints
+//! size, bits per byte and speed; with `--verify` also decodes.
+//!
+//! `cargo run --release -p sep-cm --example cm_bench -- [--orders 0x3f] [--no-word]
+//!  [--no-sparse] [--no-record] [--match N] [--table-bits B] [--verify] FILE...`
+use sep_cm::{Cm, CmConfig, CmStream, Sequential};
+use sep_coder::{Decoder, Encoder};
+use std::time::Instant;
+
+fn main() {
+    let mut cfg = CmConfig {
+        orders: 0x3F,
+        word: true,
+        sparse: true,
+        record: true,
+        long: 0,
+        match_min: 6,
+        match2_min: 0,
+        table_bits: 24,
+        match_bits: 22,
+        selectors: 0xF,
+        apms: 3,
+    };
+    let mut verify = false;
+    let mut files = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--orders" => {
+                cfg.orders =
+                    u8::from_str_radix(args.next().unwrap().trim_start_matches("0x"), 16).unwrap()
+            }
+            "--no-word" => cfg.word = false,
+            "--no-sparse" => cfg.sparse = false,
+            "--no-record" => cfg.record = false,
+            "--match" => cfg.match_min = args.next().unwrap().parse().unwrap(),
+            "--match2" => cfg.match2_min = args.next().unwrap().parse().unwrap(),
+            "--long" => {
+                cfg.long =
+                    u8::from_str_radix(args.next().unwrap().trim_start_matches("0x"), 16).unwrap()
+            }
+            "--table-bits" => cfg.table_bits = args.next().unwrap().parse().unwrap(),
+            "--selectors" => {
+                cfg.selectors =
+                    u8::from_str_radix(args.next().unwrap().trim_start_matches("0x"), 16).unwrap()
+            }
+            "--apms" => cfg.apms = args.next().unwrap().parse().unwrap(),
+            "--verify" => verify = true,
+            f => files.push(f.to_string()),
+        }
+    }
+    let (mut raw, mut packed, mut ct, mut dt) = (0usize, 0usize, 0f64, 0f64);
+    for path in &files {
+        let data = std::fs::read(path).expect("read");
+        let t = Instant::now();
+        let mut enc = Encoder::with_capacity(data.len() / 2);
+        let mut m = Cm::new(&cfg, false, data.len());
+        let mut st = CmStream::new(0);
+        let mut buf = data.clone();
+        for pos in 0..buf.len() {
+            m.code_byte(&mut enc, &mut st, &mut buf, pos, &Sequential(pos), None);
+        }
+        let bytes = enc.finish();
+        let c = t.elapsed().as_secs_f64();
+        if std::env::var_os("CM_DEBUG").is_some() {
+            eprintln!("{path}: detected record length {}", st.record_len());
+        }
+        let mut d = 0.0;
+        if verify {
+            let t = Instant::now();
+            let mut out = vec![0u8; data.len()];
+            let mut dec = Decoder::new(&bytes);
+            let mut m = Cm::new(&cfg, false, data.len());
+            let mut st = CmStream::new(0);
+            for pos in 0..out.len() {
+                m.code_byte(&mut dec, &mut st, &mut out, pos, &Sequential(pos), None);
+            }
+            d = t.elapsed().as_secs_f64();
+            assert_eq!(out, data, "round trip of {path}");
+        }
+        println!(
+            "{:36} {:>9} {:>9} {:6.3} bpb {:7.2} MB/s {:7.2} MB/s",
+            path.rsplit('/').next().unwrap(),
+            data.len(),
+            bytes.len(),
+            bytes.len() as f64 * 8.0 / data.len() as f64,
+            data.len() as f64 / c / 1e6,
+            if verify {
+                data.len() as f64 / d / 1e6
+            } else {
+                0.0
+            }
+        );
+        raw += data.len();
+        packed += bytes.len();
+        ct += c;
+        dt += d;
+    }
+    println!(
+        "TOTAL {raw} -> {packed} compress {:.2} MB/s decompress {:.2} MB/s",
+        raw as f64 / ct / 1e6,
+        if verify { raw as f64 / dt / 1e6 } else { 0.0 }
+    );
+}

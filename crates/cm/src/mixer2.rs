@@ -1,0 +1,235 @@
+//! A two-layer gated mixer: several weight sets, each chosen by its own
+//! small context, mix the same inputs; a final mixer combines their outputs.
+//!
+//! Inputs are stretched probabilities (`-2047..=2047`, the logistic domain
+//! in units of 1/256) held as `i16`; weights are `i16` with `16384` = 1.0. A
+//! set's output is `sum(x * w) >> 14`: at most 32 inputs of magnitude 2047
+//! times 32767 stays below 2^31, so the `i32` sum cannot overflow. Training
+//! adds `(x * e) >> 16` with saturation, where `e` is the error scaled by the
+//! learning rate. These are the shapes LLVM turns into `pmaddwd`, `pmulhw`
+//! and `paddsw` even in a baseline SSE2 build; all of it is integer, so every
+//! machine computes the same bits.
+//!
+//! Each first-layer set is trained on its own output's error and the final
+//! layer on the final error, so every set learns to predict on its own.
+
+use crate::logistic::squash;
+
+/// Most inputs a mixer takes.
+pub const MAX_INPUTS: usize = 32;
+/// Most first-layer selectors.
+const MAX_SETS: usize = 8;
+
+type Lane = [i16; MAX_INPUTS];
+
+/// Two-layer mixer of up to [`MAX_INPUTS`] inputs.
+#[derive(Debug, Clone)]
+pub struct Mixer2 {
+    n: usize,
+    x: Lane,
+    /// Every weight set of every selector.
+    w: Vec<Lane>,
+    /// First set of each selector and its number of sets.
+    selectors: Vec<(usize, usize)>,
+    chosen: [usize; MAX_SETS],
+    /// Stretched output and probability of each first-layer set.
+    out: [i16; MAX_SETS],
+    pr1: [u32; MAX_SETS],
+    fw: Vec<[i16; MAX_SETS]>,
+    fset: usize,
+    pr: u32,
+    lr: i32,
+    flr: i32,
+}
+
+impl Mixer2 {
+    /// A mixer of `n` inputs; `selector_sizes[k]` is the number of weight
+    /// sets of selector `k` (at most 8 selectors); the final layer has
+    /// `final_sets` weight sets. `lr` and `final_lr` are learning rates
+    /// (about 1..=8).
+    pub fn new(
+        n: usize,
+        selector_sizes: &[usize],
+        final_sets: usize,
+        lr: i32,
+        final_lr: i32,
+    ) -> Self {
+        assert!(
+            n <= MAX_INPUTS && (1..=MAX_SETS).contains(&selector_sizes.len()),
+            "Mixer2: {n} inputs, {} selectors",
+            selector_sizes.len()
+        );
+        let mut selectors = Vec::with_capacity(selector_sizes.len());
+        let mut total = 0;
+        for &size in selector_sizes {
+            selectors.push((total, size.max(1)));
+            total += size.max(1);
+        }
+        let k = selector_sizes.len();
+        let mut lane = [0i16; MAX_INPUTS];
+        lane[..n].fill((16384 * 3 / 10) as i16);
+        let mut flane = [0i16; MAX_SETS];
+        flane[..k].fill((16384 / k) as i16);
+        Mixer2 {
+            n,
+            x: [0; MAX_INPUTS],
+            w: vec![lane; total],
+            selectors,
+            chosen: [0; MAX_SETS],
+            out: [0; MAX_SETS],
+            pr1: [32768; MAX_SETS],
+            fw: vec![flane; final_sets.max(1)],
+            fset: 0,
+            pr: 32768,
+            lr,
+            flr: final_lr,
+        }
+    }
+
+    /// Number of inputs.
+    pub fn inputs(&self) -> usize {
+        self.n
+    }
+
+    /// The input lane, for writing inputs directly (each in `-2047..=2047`;
+    /// entries past [`inputs`](Self::inputs) must stay 0).
+    #[inline]
+    pub fn lane(&mut self) -> &mut [i16; MAX_INPUTS] {
+        &mut self.x
+    }
+
+    /// Sets input `i` (a stretched probability, clamped to `-2047..=2047`).
+    #[inline]
+    pub fn set(&mut self, i: usize, x: i32) {
+        debug_assert!(i < self.n, "Mixer2: input {i} of {}", self.n);
+        self.x[i] = x.clamp(-2047, 2047) as i16;
+    }
+
+    /// Chooses weight set `ctx` (below its size) for selector `k`.
+    #[inline]
+    pub fn select(&mut self, k: usize, ctx: usize) {
+        let (base, size) = self.selectors[k];
+        debug_assert!(ctx < size, "Mixer2: selector {k} context {ctx} >= {size}");
+        self.chosen[k] = base + ctx.min(size - 1);
+    }
+
+    /// Chooses the final layer's weight set.
+    #[inline]
+    pub fn select_final(&mut self, ctx: usize) {
+        self.fset = ctx.min(self.fw.len() - 1);
+    }
+
+    /// Mixes the inputs; returns the stretched result (`-2047..=2047`) and
+    /// remembers its probability ([`last`](Self::last)).
+    #[inline]
+    pub fn mix(&mut self) -> i32 {
+        let k = self.selectors.len();
+        for j in 0..k {
+            let d = (dot(&self.x, &self.w[self.chosen[j]]) >> 14).clamp(-2047, 2047);
+            self.out[j] = d as i16;
+            self.pr1[j] = squash(d);
+        }
+        let fw = &self.fw[self.fset];
+        let dot: i32 = self.out[..k]
+            .iter()
+            .zip(&fw[..k])
+            .map(|(&o, &w)| i32::from(o) * i32::from(w))
+            .sum();
+        let d = (dot >> 14).clamp(-2047, 2047);
+        self.pr = squash(d);
+        d
+    }
+
+    /// The probability of the last mix.
+    #[inline]
+    pub fn last(&self) -> u32 {
+        self.pr
+    }
+
+    /// Trains every weight used by the last mix on `bit`.
+    #[inline]
+    pub fn update(&mut self, bit: u32) {
+        let target = (bit as i32) << 16;
+        let k = self.selectors.len();
+        for j in 0..k {
+            let e = (((target - self.pr1[j] as i32) >> 4) * self.lr).clamp(-32767, 32767) as i16;
+            train(&self.x, &mut self.w[self.chosen[j]], e);
+        }
+        let e = (((target - self.pr as i32) >> 4) * self.flr).clamp(-32767, 32767);
+        let fw = &mut self.fw[self.fset];
+        for (w, &o) in fw[..k].iter_mut().zip(&self.out[..k]) {
+            let dw = (i32::from(o) * e) >> 16;
+            *w = (i32::from(*w) + dw).clamp(-32768, 32767) as i16;
+        }
+    }
+}
+
+// Out of line on purpose: inlined into `mix`, LLVM hoists the shared inputs
+// into 32 scalars and loses the `pmaddwd` form.
+#[inline(never)]
+fn dot(x: &Lane, w: &Lane) -> i32 {
+    x.iter()
+        .zip(w)
+        .map(|(&a, &b)| i32::from(a) * i32::from(b))
+        .sum()
+}
+
+#[inline(never)]
+fn train(x: &Lane, w: &mut Lane, e: i16) {
+    for (w, &x) in w.iter_mut().zip(x) {
+        *w = w.saturating_add(((i32::from(x) * i32::from(e)) >> 16) as i16);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn learns_which_input_to_trust_per_context() {
+        let mut m = Mixer2::new(2, &[2], 1, 6, 2);
+        let mut state = 1u32;
+        let mut late_cost = 0.0;
+        for i in 0..40_000 {
+            state = state.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            let bit = (state >> 16) & 1;
+            let ctx = ((state >> 20) & 1) as usize;
+            // In context 0 input 0 is right, in context 1 input 1 is.
+            let good = if bit == 1 { 1800 } else { -1800 };
+            let noise = ((state >> 3) & 1023) as i32 - 512;
+            let (a, b) = if ctx == 0 {
+                (good, noise)
+            } else {
+                (noise, good)
+            };
+            m.set(0, a);
+            m.set(1, b);
+            m.select(0, ctx);
+            m.select_final(0);
+            m.mix();
+            let p = m.last();
+            if i >= 39_000 {
+                let q = if bit == 1 { p } else { 65536 - p };
+                late_cost += -(f64::from(q) / 65536.0).log2();
+            }
+            m.update(bit);
+        }
+        assert!(late_cost / 1000.0 < 0.1, "{}", late_cost / 1000.0);
+    }
+
+    #[test]
+    fn extreme_inputs_and_weights_do_not_overflow() {
+        let mut m = Mixer2::new(MAX_INPUTS, &[1, 1], 1, 8, 8);
+        for step in 0..10_000 {
+            for i in 0..MAX_INPUTS {
+                m.set(i, if (i + step) % 2 == 0 { 5000 } else { -5000 });
+            }
+            m.select(0, 0);
+            m.select(1, 0);
+            m.select_final(0);
+            let d = m.mix();
+            assert!((-2047..=2047).contains(&d));
+            m.update((step % 3 == 0) as u32);
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! The mixed model (`model_id` 3): context mixing with, optionally, a neural
+//! network's prediction as one more input. Its presets are sep's modes.
+
+use crate::neural::{NeuralConfig, Preset};
+use sep_cm::CmConfig;
+
+/// Everything that defines a mixed model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MixConfig {
+    /// The context models, match models, mixer and APMs.
+    pub cm: CmConfig,
+    /// The network whose distribution is mixed in, if any. Its `streams` and
+    /// `min_stream_len` decide how a block is cut into streams; without a
+    /// network a block is one stream.
+    pub neural: Option<NeuralConfig>,
+}
+
+/// The full context-model set (orders 1-6 and 8, word, sparse, record,
+/// two match models) with tables of `2^table_bits` bytes.
+pub(crate) fn full_cm(table_bits: u8) -> CmConfig {
+    CmConfig {
+        orders: 0b0011_1111,
+        word: true,
+        sparse: true,
+        record: true,
+        long: 0b0001,
+        match_min: 6,
+        match2_min: 12,
+        table_bits,
+        match_bits: 22,
+        selectors: 0xF,
+        apms: 3,
+    }
+}
+
+impl MixConfig {
+    /// The configuration of a preset; `None` for the paper's (neural-only)
+    /// presets.
+    pub fn preset(p: Preset) -> Option<Self> {
+        let small_net = |streams: u32| {
+            let mut n = NeuralConfig::preset(Preset::Fast);
+            n.streams = streams;
+            n
+        };
+        match p {
+            Preset::Fast => Some(MixConfig {
+                cm: full_cm(22),
+                neural: None,
+            }),
+            Preset::Default => Some(MixConfig {
+                cm: full_cm(24),
+                neural: Some(small_net(32)),
+            }),
+            Preset::Max => Some(MixConfig {
+                cm: full_cm(24),
+                neural: Some(NeuralConfig::preset(Preset::Default)),
+            }),
+            _ => None,
+        }
+    }
+
+    /// Streams a block of `n` bytes is cut into.
+    pub(crate) fn stream_count(&self, n: usize) -> usize {
+        self.neural
+            .as_ref()
+            .map_or(1, |c| crate::engine::stream_count(c, n))
+    }
+
+    /// `(streams, context)` for the header.
+    pub(crate) fn header_fields(&self) -> (u32, u16) {
+        self.neural
+            .as_ref()
+            .map_or((1, 0), |c| (c.streams, c.context() as u16))
+    }
+
+    /// Serialised `params` (doc/FORMAT.md section 4.9).
+    pub(crate) fn to_params(&self) -> Vec<u8> {
+        let mut p = vec![u8::from(self.neural.is_some()), 0, 0, 0];
+        p.extend_from_slice(&self.cm.to_bytes());
+        if let Some(n) = &self.neural {
+            p.extend_from_slice(&n.to_params());
+        }
+        p
+    }
+
+    /// Parses `params`; `streams` and `context` come from the header.
+    pub(crate) fn from_params(p: &[u8], streams: u32, context: u16) -> Result<Self, String> {
+        if p.len() < 16 {
+            return Err(format!(
+                "mix params are {} bytes, at least 16 expected",
+                p.len()
+            ));
+        }
+        if p[0] > 1 || p[1..4] != [0, 0, 0] {
+            return Err(format!("mix flags {:#x} / reserved bytes invalid", p[0]));
+        }
+        let cm = CmConfig::from_bytes(&p[4..16])?;
+        let neural = if p[0] == 1 {
+            Some(NeuralConfig::from_params(&p[16..], streams, context)?)
+        } else {
+            if p.len() != 16 {
+                return Err("mix params without a network must be 16 bytes".into());
+            }
+            if streams != 1 || context != 0 {
+                return Err(format!(
+                    "without a network, streams must be 1 and context 0 (found {streams}, {context})"
+                ));
+            }
+            None
+        };
+        Ok(MixConfig { cm, neural })
+    }
+
+    /// Bytes of model memory for a block of `block_len` bytes.
+    pub fn memory_bytes(&self, block_len: u64) -> u64 {
+        let (t, m) = self.cm.effective_bits(block_len as usize);
+        CmConfig {
+            table_bits: t,
+            match_bits: m,
+            ..self.cm
+        }
+        .memory_bytes()
+            + self.neural.as_ref().map_or(0, |c| {
+                c.memory_bytes(crate::engine::stream_count(c, block_len as usize))
+            })
+    }
+
+    /// One line for listings.
+    pub fn describe(&self) -> String {
+        match &self.neural {
+            Some(n) => format!("mix: {} + {}", self.cm.describe(), n.describe()),
+            None => format!("mix: {}", self.cm.describe()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_round_trip_and_validate() {
+        let with = MixConfig {
+            cm: full_cm(22),
+            neural: Some(NeuralConfig::preset(Preset::Fast)),
+        };
+        let (b, l) = with.header_fields();
+        assert_eq!(
+            MixConfig::from_params(&with.to_params(), b, l),
+            Ok(with.clone())
+        );
+        let without = MixConfig {
+            cm: full_cm(20),
+            neural: None,
+        };
+        assert_eq!(
+            MixConfig::from_params(&without.to_params(), 1, 0),
+            Ok(without.clone())
+        );
+        assert!(MixConfig::from_params(&without.to_params(), 2, 0).is_err());
+        let mut bad = without.to_params();
+        bad[0] = 2;
+        assert!(MixConfig::from_params(&bad, 1, 0).is_err());
+        let mut bad = without.to_params();
+        bad[4 + 7] = 40; // table_bits
+        assert!(
+            MixConfig::from_params(&bad, 1, 0)
+                .unwrap_err()
+                .contains("table_bits")
+        );
+        assert!(MixConfig::from_params(&with.to_params()[..30], b, l).is_err());
+    }
+}
