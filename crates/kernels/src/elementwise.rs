@@ -12,13 +12,14 @@
 //! threads. Lanes never interact, so neither the width nor the split changes a bit.
 
 use crate::math;
-use crate::pool::run_parts;
+use crate::pool::{plan_threads, run_parts};
 use crate::reduce::{Map, map_raw};
 use crate::simd::{Scalar, Simd, with_simd};
 use crate::{Exec, SendPtr};
 
-/// Elements per thread part of the GELU functions; below two parts' worth a call runs
-/// on one thread. Other functions use [`Map::CHUNK`].
+/// Elements per thread part of the GELU functions (about 1 ns per element, forward or
+/// backward, on one AVX-512 core); below two parts' worth (about 30 us) a call runs on
+/// one thread. Other functions use [`Map::CHUNK`].
 const GELU_CHUNK: usize = 1 << 14;
 
 /// `dst[i] = f(src[i])` (`src == dst` allowed) on `exec`.
@@ -260,7 +261,7 @@ pub fn gelu_backward_saved(x: &[f32], h: &[f32], dy: &[f32], dx: &mut [f32], acc
 /// when there are at least two, else in one call on this thread. Elementwise work only:
 /// the split never changes a bit.
 fn chunked(exec: Exec, n: usize, chunk: usize, f: &(dyn Fn(usize, usize) + Sync)) {
-    if exec.threads <= 1 || n < 2 * chunk {
+    if exec.threads <= 1 || n < 2 * chunk || plan_threads(exec.threads) <= 1 {
         f(0, n);
         return;
     }

@@ -9,7 +9,7 @@ mod kernel;
 use std::cell::RefCell;
 use std::ops::Range;
 
-use crate::pool::run_parts;
+use crate::pool::{plan_threads, run_parts};
 use crate::simd::{Simd, with_simd};
 use crate::{Exec, Isa, SendPtr};
 
@@ -91,7 +91,11 @@ const MC: usize = 240;
 /// moves 4 KiB at most, so a panel's rows stay on few pages.
 const DIRECT_B_MAX_N: usize = 1024;
 /// Below this many multiply-adds (about 40 us on one AVX-512 core) a product runs on
-/// the calling thread only: waking a pool thread costs tens of microseconds.
+/// the calling thread only. Measured on 2 Zen 4 cores shared with other processes
+/// (load 3-6), with the training step's products of 1-2M multiply-adds (m = 32):
+/// splitting them (threshold 2^20) cost 43% more CPU time and 35% more wall time than
+/// one thread; on a momentarily idle second core a 2M product ran 1.7-1.9x faster. On
+/// a dedicated machine a lower threshold would pay.
 const PAR_MIN_WORK: usize = 1 << 22;
 /// Parts a threaded product is cut into, per thread.
 const PARTS_PER_THREAD: usize = 2;
@@ -146,7 +150,7 @@ pub(crate) fn matmul_exec(
     }
     let (mr, nr) = tile_shape_of(exec.isa);
     let threads = if m.saturating_mul(n).saturating_mul(k) >= PAR_MIN_WORK {
-        exec.threads
+        plan_threads(exec.threads)
     } else {
         1
     };

@@ -8,7 +8,7 @@
 //! across columns. Threads split rows (row-wise ops) or column blocks (column chains),
 //! never a reduction. The exact formulas are in each function's doc.
 
-use crate::pool::run_parts;
+use crate::pool::{plan_threads, run_parts};
 use crate::reduce::{Combine, RowOp, reduce_row};
 use crate::simd::{Scalar, Simd, with_simd};
 use crate::{Exec, SendPtr};
@@ -47,7 +47,7 @@ fn for_ranges(
     f: &(dyn Fn(usize, usize) + Sync),
 ) {
     let (parts, per) = split(count, unit_cost, align, exec.threads);
-    if parts == 1 {
+    if parts == 1 || plan_threads(exec.threads) <= 1 {
         f(0, count);
         return;
     }

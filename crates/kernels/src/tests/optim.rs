@@ -82,7 +82,7 @@ fn run(exec: Option<Exec>, n: usize, wd: f64, steps: i32) -> [Vec<f32>; 4] {
     [p, g, m, v]
 }
 
-const LENS: [usize; 8] = [0, 1, 15, 16, 17, 1000, 1 << 14, (1 << 14) + 37];
+const LENS: [usize; 8] = [0, 1, 15, 16, 17, 1000, (1 << 14) + 37, (1 << 17) + 37];
 
 #[test]
 fn adam_scalar_matches_naive_transcription() {
