@@ -99,6 +99,26 @@ impl FreqTable {
     }
 }
 
+/// `x` truncated to an integer, for `x` in `[0, 2^24]` (or `-0.0`), with float and
+/// bit operations only: unlike `x as u32` (a saturating conversion, which compilers do
+/// not vectorise on x86-64) this loop vectorises, and it is exact on that range
+/// (checked for every `f32` in `[0, 1]` times `2^24`).
+#[inline(always)]
+fn truncate(x: f32) -> u32 {
+    const TWO_23: f32 = 8_388_608.0;
+    const TWO_23_BITS: u32 = 0x4b00_0000;
+    // Below 2^23: y = round(x) + 2^23 (round to nearest, exact sum), minus 1 if that
+    // rounded up; y is in [2^23, 2^24), where the low mantissa bits are the integer.
+    let y = x + TWO_23;
+    let y = if y - TWO_23 > x { y - 1.0 } else { y };
+    // From 2^23 on, x is an integer already: 2^23 + m has mantissa bits m.
+    if x < TWO_23 {
+        y.to_bits() - TWO_23_BITS
+    } else {
+        x.to_bits() - TWO_23_BITS + (1 << 23)
+    }
+}
+
 /// Turns 256 probabilities into a frequency table (see the module docs).
 ///
 /// Steps, each exact:
@@ -109,37 +129,37 @@ impl FreqTable {
 /// 4. The shortfall `2^24 - sum f` goes to the symbol with the largest `f`
 ///    (the lowest index among equals).
 pub fn quantize(probs: &[f32; 256], table: &mut FreqTable) {
+    // Written as independent passes of simple integer and float operations so that
+    // the compiler vectorises them (even for baseline x86-64); each pass is exact, so
+    // the output is that of the step-by-step definition above.
     let mut w = [0u32; 256];
-    let mut total = 0u64;
     for (ws, &p) in w.iter_mut().zip(probs) {
-        // `p > 0.0` is false for NaN; the product is exact (power of two)
-        // and at most 2^24, so the cast truncates without saturating.
-        let x = if p > 0.0 {
-            p.min(1.0) * FREQ_TOTAL as f32
-        } else {
-            0.0
-        };
-        *ws = x as u32;
-        total += u64::from(*ws);
+        // Not `clamp`: `max` maps NaN to 0 (as `p > 0.0` in step 1 does), `clamp`
+        // would keep it. Negatives become (signed) zero.
+        #[allow(clippy::manual_clamp)]
+        let x = p.max(0.0).min(1.0) * FREQ_TOTAL as f32;
+        *ws = truncate(x);
     }
+    let total: u64 = w.iter().map(|&x| u64::from(x)).sum();
     if total == 0 {
         *table = FreqTable::default();
         return;
     }
     let spare = u64::from(FREQ_TOTAL) - 256;
-    let inv = u128::from((spare << 32) / total);
-    let mut sum = 0u32;
-    let mut best = 0usize;
-    let mut best_f = 0u32;
+    // inv < 2^56; with inv = hi 2^32 + lo, floor(w inv / 2^32) = w hi + floor(w lo / 2^32)
+    // exactly, and both products fit in 64 bits (w <= 2^24).
+    let inv = (spare << 32) / total;
+    let (hi, lo) = (u64::from((inv >> 32) as u32), u64::from(inv as u32));
     let mut freqs = [0u32; 256];
-    for (s, (f, &ws)) in freqs.iter_mut().zip(&w).enumerate() {
-        *f = 1 + ((u128::from(ws) * inv) >> 32) as u32;
-        sum += *f;
-        if *f > best_f {
-            best_f = *f;
-            best = s;
-        }
+    for (f, &ws) in freqs.iter_mut().zip(&w) {
+        // 32 x 32 -> 64-bit products (what SIMD multiplies offer).
+        let ws = u64::from(ws);
+        *f = 1 + (ws * hi + ((ws * lo) >> 32)) as u32;
     }
+    let sum: u32 = freqs.iter().sum();
+    let best_f = freqs.iter().copied().max().unwrap_or(0);
+    // The lowest index among the largest.
+    let best = freqs.iter().position(|&f| f == best_f).unwrap_or(0);
     freqs[best] += FREQ_TOTAL - sum;
     let mut acc = 0u32;
     for (c, f) in table.cum.iter_mut().zip(&freqs) {

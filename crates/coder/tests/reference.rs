@@ -307,3 +307,101 @@ fn corrupt_input_never_panics() {
         }
     }
 }
+
+/// The quantizer as first written (scalar loops, a 128-bit product), kept as the
+/// reference its faster form must reproduce exactly: its output is archive format.
+fn quantize_reference(probs: &[f32; 256]) -> [u32; 257] {
+    let mut w = [0u32; 256];
+    let mut total = 0u64;
+    for (ws, &p) in w.iter_mut().zip(probs) {
+        let x = if p > 0.0 {
+            p.min(1.0) * FREQ_TOTAL as f32
+        } else {
+            0.0
+        };
+        *ws = x as u32;
+        total += u64::from(*ws);
+    }
+    let mut cum = [0u32; 257];
+    if total == 0 {
+        for (s, c) in cum.iter_mut().enumerate() {
+            *c = (s as u32) << 16;
+        }
+        return cum;
+    }
+    let spare = u64::from(FREQ_TOTAL) - 256;
+    let inv = u128::from((spare << 32) / total);
+    let mut sum = 0u32;
+    let mut best = 0usize;
+    let mut best_f = 0u32;
+    let mut freqs = [0u32; 256];
+    for (s, (f, &ws)) in freqs.iter_mut().zip(&w).enumerate() {
+        *f = 1 + ((u128::from(ws) * inv) >> 32) as u32;
+        sum += *f;
+        if *f > best_f {
+            best_f = *f;
+            best = s;
+        }
+    }
+    freqs[best] += FREQ_TOTAL - sum;
+    let mut acc = 0u32;
+    for (c, f) in cum.iter_mut().zip(&freqs) {
+        *c = acc;
+        acc += f;
+    }
+    cum[256] = acc;
+    cum
+}
+
+#[test]
+fn quantizer_matches_its_reference() {
+    let mut state = 0x1234_5678_9abc_def0u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let specials = [
+        0.0f32,
+        -0.0,
+        1.0,
+        0.5,
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        -1.0,
+        1e-45,
+        1e-8,
+        5.9604645e-8,
+        0.99999994,
+        1.0000001,
+        1e30,
+    ];
+    for case in 0..20_000 {
+        let mut p = [0.0f32; 256];
+        for x in p.iter_mut() {
+            let r = next();
+            *x = match (case % 5, r % 16) {
+                // softmax-like rows: a few large entries, many tiny ones
+                (0, _) => {
+                    (r >> 40) as f32 / (1u64 << 24) as f32 * if r % 7 == 0 { 1.0 } else { 1e-4 }
+                }
+                (1, 0..=2) => specials[(r >> 8) as usize % specials.len()],
+                (2, _) => f32::from_bits((r >> 32) as u32),
+                (3, _) => 1.0 / 256.0 + ((r >> 40) as f32 - 8e6) * 1e-12,
+                _ => (r >> 40) as f32 / (1u64 << 24) as f32,
+            };
+        }
+        if case % 97 == 0 {
+            p = [0.0; 256];
+            p[(next() % 256) as usize] = 1.0;
+        }
+        let mut t = FreqTable::default();
+        quantize(&p, &mut t);
+        let want = quantize_reference(&p);
+        for (s, &c) in want.iter().enumerate() {
+            assert_eq!(t.cum(s), c, "case {case}, cum[{s}]");
+        }
+    }
+}
