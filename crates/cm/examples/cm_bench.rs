@@ -20,6 +20,7 @@ fn main() {
         match_bits: 22,
         selectors: 0xF,
         apms: 3,
+        image: true,
     };
     let mut verify = false;
     let mut files = Vec::new();
@@ -45,6 +46,7 @@ fn main() {
                     u8::from_str_radix(args.next().unwrap().trim_start_matches("0x"), 16).unwrap()
             }
             "--apms" => cfg.apms = args.next().unwrap().parse().unwrap(),
+            "--no-image" => cfg.image = false,
             "--verify" => verify = true,
             f => files.push(f.to_string()),
         }

@@ -56,6 +56,9 @@ pub struct CmConfig {
     pub selectors: u8,
     /// APMs, bit 0: order 1 (previous byte), bit 1: hashed order 2.
     pub apms: u8,
+    /// Image contexts for blocks that start with a PNM (P5/P6) header:
+    /// neighbouring pixels of the same channel.
+    pub image: bool,
 }
 
 impl CmConfig {
@@ -116,8 +119,8 @@ impl CmConfig {
     }
 
     /// Serialised form (12 bytes): `orders, word, sparse, record, long,
-    /// match_min, match2_min, table_bits, match_bits, selectors, apms`, then
-    /// a reserved zero byte.
+    /// match_min, match2_min, table_bits, match_bits, selectors, apms,
+    /// image`.
     pub fn to_bytes(&self) -> Vec<u8> {
         vec![
             self.orders,
@@ -131,7 +134,7 @@ impl CmConfig {
             self.match_bits,
             self.selectors,
             self.apms,
-            0,
+            u8::from(self.image),
         ]
     }
 
@@ -149,7 +152,7 @@ impl CmConfig {
             match_bits,
             selectors,
             apms,
-            reserved,
+            image,
         ] = b
         else {
             return Err(format!("CM parameters are {} bytes, expected 12", b.len()));
@@ -159,9 +162,6 @@ impl CmConfig {
             1 => Ok(true),
             _ => Err(format!("CM flag {name} is {v}, must be 0 or 1")),
         };
-        if *reserved != 0 {
-            return Err("the reserved CM parameter byte is not 0".into());
-        }
         let c = CmConfig {
             orders: *orders,
             word: flag(*word, "word")?,
@@ -174,6 +174,7 @@ impl CmConfig {
             match_bits: *match_bits,
             selectors: *selectors,
             apms: *apms,
+            image: flag(*image, "image")?,
         };
         c.validate()?;
         Ok(c)
@@ -230,6 +231,12 @@ impl CmConfig {
         if self.word {
             v.push(Slot::Word);
             v.push(Slot::Words);
+            v.push(Slot::Column);
+        }
+        if self.image {
+            for i in 0..6 {
+                v.push(Slot::Image(i));
+            }
         }
         if self.sparse {
             for i in 0..4 {
@@ -254,6 +261,10 @@ enum Slot {
     Long(u8),
     Word,
     Words,
+    /// Bytes since the last newline, with the last byte.
+    Column,
+    /// Image contexts (doc/FORMAT.md 4.10).
+    Image(u8),
     Sparse(u8),
     Record(u8),
 }
@@ -267,6 +278,9 @@ pub struct CmStream {
     c8: u32,
     word: u32,
     word_prev: u32,
+    word_prev2: u32,
+    /// Bytes since the last newline.
+    col: u32,
     matcher: MatchState,
     matcher2: MatchState,
     /// Record-length detection: last position of each byte value and the
@@ -287,6 +301,8 @@ impl CmStream {
             c8: 0,
             word: 0,
             word_prev: 0,
+            word_prev2: 0,
+            col: 0,
             matcher: MatchState::default(),
             matcher2: MatchState::default(),
             last_pos: vec![0; 256],
@@ -311,9 +327,11 @@ impl CmStream {
                 .wrapping_mul(0x2C9F_3C51)
                 .wrapping_add(1);
         } else if self.word != 0 {
+            self.word_prev2 = self.word_prev;
             self.word_prev = self.word;
             self.word = 0;
         }
+        self.col = if byte == b'\n' { 0 } else { self.col + 1 };
         // A distance seen twice in a row for the same byte value votes for a
         // record length; a steady vote wins.
         let rel = (pos - self.start + 1) as u32;
@@ -338,6 +356,65 @@ impl CmStream {
     }
 }
 
+/// The layout of a PNM image at the start of a block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ImageInfo {
+    /// Block position of the first sample.
+    start: usize,
+    /// Bytes per pixel (channels x bytes per sample).
+    pixel_bytes: usize,
+    /// Bytes per row.
+    row_bytes: usize,
+}
+
+impl ImageInfo {
+    /// Recognises a complete binary PNM header (`P5` grey or `P6` RGB:
+    /// magic, width, height, maxval, each after whitespace or comments,
+    /// then one whitespace byte) that is exactly `h`.
+    fn parse_pnm(h: &[u8]) -> Option<ImageInfo> {
+        let channels = match h.get(..2)? {
+            b"P5" => 1,
+            b"P6" => 3,
+            _ => return None,
+        };
+        let mut i = 2;
+        let mut fields = [0usize; 3];
+        for f in &mut fields {
+            loop {
+                match h.get(i)? {
+                    b' ' | b'\t' | b'\r' | b'\n' => i += 1,
+                    b'#' => {
+                        while *h.get(i)? != b'\n' {
+                            i += 1;
+                        }
+                    }
+                    _ => break,
+                }
+            }
+            let digits = h[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+            if digits == 0 || digits > 6 {
+                return None;
+            }
+            *f = std::str::from_utf8(&h[i..i + digits]).ok()?.parse().ok()?;
+            i += digits;
+        }
+        // The header ends with exactly one whitespace byte after maxval.
+        if h.len() != i + 1 || !h[i].is_ascii_whitespace() {
+            return None;
+        }
+        let [width, height, maxval] = fields;
+        if width == 0 || height == 0 || maxval == 0 || maxval > 65535 {
+            return None;
+        }
+        let pixel_bytes = channels * if maxval > 255 { 2 } else { 1 };
+        Some(ImageInfo {
+            start: h.len(),
+            pixel_bytes,
+            row_bytes: width * pixel_bytes,
+        })
+    }
+}
+
 #[inline]
 fn hash2(a: u32, b: u32) -> u32 {
     let h = a.wrapping_mul(0x9E37_79B1) ^ b.wrapping_mul(0x85EB_CA77).rotate_left(15);
@@ -359,6 +436,9 @@ pub struct Cm {
     apm2: Apm,
     selectors: u8,
     apms: u8,
+    image_cfg: bool,
+    header: Vec<u8>,
+    image: Option<ImageInfo>,
     hashes: Vec<u32>,
     buckets: Vec<usize>,
     nodes: Vec<usize>,
@@ -406,10 +486,13 @@ impl Cm {
             apm2: Apm::new(if config.apms & 2 != 0 { 1 << 16 } else { 0 }, 7),
             selectors: config.selectors,
             apms: config.apms,
+            image_cfg: config.image,
+            header: Vec::with_capacity(96),
+            image: None,
         }
     }
 
-    fn context_hashes(&mut self, st: &CmStream, data: &[u8], pos: usize) {
+    fn context_hashes<V: Visibility>(&mut self, st: &CmStream, data: &[u8], pos: usize, vis: &V) {
         let (c4, c8) = (st.c4, st.c8);
         for (i, slot) in self.slots.iter().enumerate() {
             let h = match *slot {
@@ -437,6 +520,8 @@ impl Cm {
                 }
                 Slot::Word => hash2(st.word, 0x100 + (c4 & 0xFF)),
                 Slot::Words => hash2(hash2(st.word, st.word_prev), 0x200),
+                Slot::Column => hash2(st.col.min(60), 0x600 + (c4 & 0xFF)),
+                Slot::Image(j) => self.image_context(j, data, pos, vis, c4),
                 Slot::Sparse(j) => {
                     let v = match j {
                         0 => c4 & 0xFF00,
@@ -479,6 +564,49 @@ impl Cm {
         }
     }
 
+    /// Image context `j` for the byte at `pos`: neighbouring samples of the
+    /// same channel (W, N, NW, NE, WW), 0 where unknown. Before a PNM header
+    /// is recognised, every image context is the same constant.
+    fn image_context<V: Visibility>(
+        &self,
+        j: u8,
+        data: &[u8],
+        pos: usize,
+        vis: &V,
+        c4: u32,
+    ) -> u32 {
+        let Some(img) = self.image.filter(|img| pos >= img.start) else {
+            return hash2(0x700 + u32::from(j), 0);
+        };
+        let (pb, rw) = (img.pixel_bytes, img.row_bytes);
+        let at = |back: usize| -> u32 {
+            match pos.checked_sub(back) {
+                Some(p) if p >= img.start && vis.known(p) => u32::from(data[p]),
+                _ => 0,
+            }
+        };
+        let col = ((pos - img.start) % pb) as u32;
+        let (w, n, ne) = (at(pb), at(rw), at(rw.saturating_sub(pb)));
+        let v = match j {
+            0 => hash2(w, n << 8),
+            1 => (w + n).saturating_sub(at(rw + pb)).min(255),
+            2 => hash2(n, ne << 8),
+            3 => hash2(w, (c4 & 0xFF) << 8),
+            4 => hash2(w.div_ceil(2) + n / 2, (n + ne).div_ceil(2) << 8),
+            _ => hash2(hash2(w, at(2 * pb)), (n >> 2) << 16),
+        };
+        hash2(hash2(v, col), 0x700 + u32::from(j))
+    }
+
+    /// Remembers the first bytes of the block, in order, and recognises a
+    /// PNM header once it is complete.
+    fn observe_header(&mut self, pos: usize, byte: u8) {
+        if self.image_cfg && self.image.is_none() && pos == self.header.len() && pos < 96 {
+            self.header.push(byte);
+            self.image = ImageInfo::parse_pnm(&self.header);
+        }
+    }
+
     /// Loads every context's cache line at once: the misses overlap instead
     /// of queueing behind each lookup's compare and branch.
     #[inline]
@@ -504,7 +632,7 @@ impl Cm {
         neural: Option<&FreqTable>,
     ) -> u8 {
         debug_assert_eq!(neural.is_some(), self.neural_input, "neural input mismatch");
-        self.context_hashes(st, data, pos);
+        self.context_hashes(st, data, pos, vis);
         self.touch_all(None);
         for (b, &h) in self.buckets.iter_mut().zip(&self.hashes) {
             *b = self.table.bucket(h);
@@ -616,6 +744,7 @@ impl Cm {
         let b = (c0 & 0xFF) as u8;
         data[pos] = b;
         st.observe(b, pos);
+        self.observe_header(pos, b);
         b
     }
 }
@@ -660,6 +789,7 @@ mod tests {
             match_bits: 14,
             selectors: 0xF,
             apms: 3,
+            image: true,
         }
     }
 
@@ -695,6 +825,49 @@ mod tests {
         assert!(n < 400, "{n}");
         round_trip(b"", &config());
         round_trip(&[0], &config());
+    }
+
+    #[test]
+    fn recognises_pnm_headers() {
+        let img = ImageInfo::parse_pnm(b"P6\n768 512\n255\n").unwrap();
+        assert_eq!((img.start, img.pixel_bytes, img.row_bytes), (15, 3, 2304));
+        let img = ImageInfo::parse_pnm(b"P5 # comment\n 10 4 65535 ").unwrap();
+        assert_eq!((img.pixel_bytes, img.row_bytes), (2, 20));
+        assert!(
+            ImageInfo::parse_pnm(b"P6\n768 512\n255").is_none(),
+            "incomplete"
+        );
+        assert!(
+            ImageInfo::parse_pnm(b"P6\n768 512\n255\n\n").is_none(),
+            "two whitespace bytes"
+        );
+        assert!(
+            ImageInfo::parse_pnm(b"P3\n1 1\n255\n").is_none(),
+            "ASCII PNM"
+        );
+        assert!(ImageInfo::parse_pnm(b"P5\n0 1\n255\n").is_none());
+    }
+
+    #[test]
+    fn image_model_round_trips_and_helps_an_image() {
+        let mut img = b"P6\n40 30\n255\n".to_vec();
+        for y in 0..30u32 {
+            for x in 0..40u32 {
+                img.extend_from_slice(&[(x * 6) as u8, (y * 8) as u8, ((x + y) * 3) as u8]);
+            }
+        }
+        let with = round_trip(&img, &config());
+        let without = round_trip(
+            &img,
+            &CmConfig {
+                image: false,
+                ..config()
+            },
+        );
+        assert!(
+            with < without,
+            "image contexts did not help: {with} vs {without}"
+        );
     }
 
     #[test]

@@ -67,7 +67,11 @@ impl Mixer2 {
         }
         let k = selector_sizes.len();
         let mut lane = [0i16; MAX_INPUTS];
-        lane[..n].fill((16384 * 3 / 10) as i16);
+        let init: i32 = std::env::var("CM_WINIT")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(16384 * 3 / 10);
+        lane[..n].fill(init as i16);
         let mut flane = [0i16; MAX_SETS];
         flane[..k].fill((16384 / k) as i16);
         Mixer2 {

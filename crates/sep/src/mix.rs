@@ -30,6 +30,7 @@ pub(crate) fn full_cm(table_bits: u8) -> CmConfig {
         match_bits: 22,
         selectors: 0xF,
         apms: 3,
+        image: true,
     }
 }
 

@@ -136,6 +136,7 @@ pub fn small_cm() -> sep::CmConfig {
         match_bits: 14,
         selectors: 0xF,
         apms: 3,
+        image: true,
     }
 }
 
