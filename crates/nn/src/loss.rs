@@ -15,6 +15,8 @@
 //! 3. [`CrossEntropy::backward`] returns `dlogits = (probs - onehot(target)) / rows`.
 //!
 //! [`CrossEntropy::forward`] does 1 and 2 at once, for training without coding.
+//! A trainer that never reads the loss can use [`CrossEntropy::predict_probs`] (no
+//! log-softmax) and [`CrossEntropy::set_targets`] instead of 1 and 2.
 //!
 //! ```
 //! use sep_nn::CrossEntropy;
@@ -37,6 +39,9 @@ pub struct CrossEntropy {
     dlogits: Vec<f32>,
     rows: usize,
     have_targets: bool,
+    /// Whether `logp` belongs to the last prediction ([`CrossEntropy::predict_probs`]
+    /// skips it).
+    have_logp: bool,
 }
 
 impl CrossEntropy {
@@ -51,6 +56,7 @@ impl CrossEntropy {
             dlogits: vec![0.0; max_rows * classes],
             rows: 0,
             have_targets: false,
+            have_logp: false,
         }
     }
 
@@ -60,13 +66,54 @@ impl CrossEntropy {
         let rows = crate::rows_of(logits.len(), c, self.targets.len(), "CrossEntropy::predict");
         self.rows = rows;
         self.have_targets = false;
+        self.have_logp = true;
         prim::softmax_rows(logits, &mut self.probs[..rows * c], c);
         prim::log_softmax_rows(logits, &mut self.logp[..rows * c], c);
         &self.probs[..rows * c]
     }
 
+    /// [`CrossEntropy::predict`] without the log-softmax (the same probabilities, half
+    /// the exponentials): for training that never reads the loss. Follow it with
+    /// [`CrossEntropy::set_targets`] and [`CrossEntropy::backward`]; [`CrossEntropy::loss`]
+    /// and [`CrossEntropy::log_probs`] then panic.
+    pub fn predict_probs(&mut self, logits: &[f32]) -> &[f32] {
+        let c = self.classes;
+        let rows = crate::rows_of(
+            logits.len(),
+            c,
+            self.targets.len(),
+            "CrossEntropy::predict_probs",
+        );
+        self.rows = rows;
+        self.have_targets = false;
+        self.have_logp = false;
+        prim::softmax_rows(logits, &mut self.probs[..rows * c], c);
+        &self.probs[..rows * c]
+    }
+
+    /// Records `targets = [rows]` for [`CrossEntropy::backward`] without computing the
+    /// loss.
+    pub fn set_targets<I: Copy + Into<usize>>(&mut self, targets: &[I]) {
+        let (c, rows) = (self.classes, self.rows);
+        assert_eq!(
+            targets.len(),
+            rows,
+            "CrossEntropy::set_targets: one target per row"
+        );
+        for (r, &t) in targets.iter().enumerate() {
+            let t: usize = t.into();
+            assert!(t < c, "CrossEntropy::set_targets: target {t} out of range");
+            self.targets[r] = t;
+        }
+        self.have_targets = true;
+    }
+
     /// The mean negative log-likelihood of `targets = [rows]` under the last prediction.
     pub fn loss<I: Copy + Into<usize>>(&mut self, targets: &[I]) -> f32 {
+        assert!(
+            self.have_logp,
+            "CrossEntropy::loss: the last prediction was predict_probs"
+        );
         let (c, rows) = (self.classes, self.rows);
         assert_eq!(
             targets.len(),
@@ -114,7 +161,14 @@ impl CrossEntropy {
     }
 
     /// Log-probabilities of the last prediction, `[rows x classes]`.
+    ///
+    /// # Panics
+    /// If the last prediction was [`CrossEntropy::predict_probs`].
     pub fn log_probs(&self) -> &[f32] {
+        assert!(
+            self.have_logp,
+            "CrossEntropy::log_probs: the last prediction was predict_probs"
+        );
         &self.logp[..self.rows * self.classes]
     }
 }

@@ -120,3 +120,26 @@ fn backward_with_another_input_panics() {
     g.forward_no_save(&x);
     g.backward_with_input(&other, &[0.0; 8]);
 }
+
+/// `predict_probs` + `set_targets` give the probabilities and gradient of `predict` +
+/// `loss`, bit for bit.
+#[test]
+fn cross_entropy_without_log_softmax() {
+    use sep_nn::CrossEntropy;
+    let mut rng = Rng::new(9);
+    let (mut a, mut b) = (CrossEntropy::new(256, 4), CrossEntropy::new(256, 4));
+    for _ in 0..2 {
+        let logits = data(&mut rng, 3 * 256);
+        let targets = [7u8, 200, 0];
+        let pa = bits(a.predict(&logits));
+        let pb = bits(b.predict_probs(&logits));
+        assert_eq!(pa, pb, "probabilities");
+        a.loss(&targets);
+        b.set_targets(&targets);
+        assert_eq!(bits(a.backward()), bits(b.backward()), "dlogits");
+    }
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = b.log_probs();
+    }));
+    assert!(r.is_err(), "log_probs after predict_probs panics");
+}
