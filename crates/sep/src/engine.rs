@@ -128,12 +128,13 @@ impl Net {
             }
         }
         let logits = self.model.forward(&self.ctx[..k * l], k);
-        self.ce.predict(logits)
+        // Probabilities only: the loss value is never used (no log-softmax).
+        self.ce.predict_probs(logits)
     }
 
     /// One training step on the bytes just coded.
     fn learn(&mut self, targets: &[u8]) {
-        self.ce.loss(targets);
+        self.ce.set_targets(targets);
         let dlogits = self.ce.backward();
         self.model.backward(dlogits);
         self.adam.step(&mut AsModule(self.model.as_mut()));
