@@ -103,6 +103,11 @@ pub struct Args {
     #[arg(long, value_name = "L")]
     pub context: Option<u16>,
 
+    /// Code `-T` blocks at a time and write them all before reading more,
+    /// instead of the pipeline (for measurements; same archive).
+    #[arg(long)]
+    pub no_pipeline: bool,
+
     /// Raw bytes per independent block, e.g. 4M, 16MiB, 65536.
     #[arg(short = 'B', long, value_name = "SIZE", value_parser = parse_size)]
     pub block_size: Option<u32>,

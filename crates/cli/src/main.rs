@@ -340,6 +340,7 @@ impl Ctx<'_> {
             model: self.model.clone(),
             block_size: self.args.block_size,
             threads: self.threads,
+            pipeline: !self.args.no_pipeline,
             seed: self.args.seed,
             content_length: inp.len,
         };
@@ -367,7 +368,8 @@ impl Ctx<'_> {
         let counted = progress::Reader::new(&mut inp.reader, &bar);
         let mut dec = sep::Decoder::new(counted)
             .map_err(|e| anyhow!(e))?
-            .with_threads(self.threads);
+            .with_threads(self.threads)
+            .with_pipeline(!self.args.no_pipeline);
         let mut out = self.open_output(input, out_path.as_deref())?;
         let mut w = BufWriter::with_capacity(1 << 16, out.writer());
         let n_out = copy(&mut dec, &mut w).map_err(|e| anyhow!(sep::Error::from_io(e)))?;
@@ -386,7 +388,8 @@ impl Ctx<'_> {
         let start = Instant::now();
         let mut dec = sep::Decoder::new(progress::Reader::new(&mut inp.reader, &bar))
             .map_err(|e| anyhow!(e))?
-            .with_threads(self.threads);
+            .with_threads(self.threads)
+            .with_pipeline(!self.args.no_pipeline);
         let n = copy(&mut dec, &mut io::sink()).map_err(|e| anyhow!(sep::Error::from_io(e)))?;
         bar.finish_and_clear();
         if self.verbosity() >= 1 {

@@ -6,11 +6,15 @@
 
 use crate::engine;
 use crate::error::{Error, Result};
-use crate::format::Header;
+use crate::format::{Header, MAX_MODEL_MEMORY, ORDER2_MAX_TABLE_BITS};
 use crate::mix::MixConfig;
 use crate::neural::{NeuralConfig, Preset};
+use crate::pipeline::Cancel;
 use sep_cm::{Order2, Order2Params};
 use sep_coder::{Decoder as RangeDecoder, Encoder as RangeEncoder};
+
+/// Bytes order2 codes between two looks at the cancel flag (about 10 ms).
+const CANCEL_CHECK_BYTES: usize = 1 << 16;
 
 /// The model a user asks for.
 #[derive(Debug, Clone, PartialEq)]
@@ -134,8 +138,23 @@ impl ModelConfig {
         }
     }
 
-    /// Rebuilds and validates the model of a header.
+    /// Rebuilds and validates the model of a header, and checks that a block of
+    /// `block_size` bytes needs at most [`MAX_MODEL_MEMORY`] of model state, before
+    /// anything is allocated (doc/FORMAT.md section 7).
     pub fn from_header(h: &Header) -> Result<ModelConfig> {
+        let config = Self::parse_header(h)?;
+        let memory = config.max_memory_bytes(h.block_size);
+        if memory > MAX_MODEL_MEMORY {
+            return Err(Error::LimitExceeded {
+                what: "model memory (bytes)",
+                value: memory,
+                limit: MAX_MODEL_MEMORY,
+            });
+        }
+        Ok(config)
+    }
+
+    fn parse_header(h: &Header) -> Result<ModelConfig> {
         let expect = |field: &'static str, value: u64, want: u64, why: &'static str| {
             if value == want {
                 Ok(())
@@ -165,7 +184,7 @@ impl ModelConfig {
                     "must be 4 for model order2",
                 )?;
                 let bits = h.params[0];
-                if !(Order2Params::MIN_TABLE_BITS..=Order2Params::MAX_TABLE_BITS).contains(&bits) {
+                if !(Order2Params::MIN_TABLE_BITS..=ORDER2_MAX_TABLE_BITS).contains(&bits) {
                     return Err(Error::InvalidField {
                         field: "table_bits",
                         value: bits.into(),
@@ -201,6 +220,27 @@ impl ModelConfig {
         }
     }
 
+    /// Bytes of model state the decoder of any block of up to `block_size` bytes
+    /// may hold: as [`memory_bytes`](Self::memory_bytes), with a network built for
+    /// the most streams a block may record (`min(streams, block_size)`), whatever
+    /// stream count the encoder would pick.
+    pub fn max_memory_bytes(&self, block_size: u32) -> u64 {
+        let block = u64::from(block_size);
+        let most = |c: &NeuralConfig| c.memory_bytes(c.streams.min(block_size) as usize);
+        match self {
+            ModelConfig::Store | ModelConfig::Order2(_) => self.memory_bytes(block),
+            ModelConfig::Neural(c) => most(c),
+            ModelConfig::Mix(c) => {
+                MixConfig {
+                    neural: None,
+                    ..c.clone()
+                }
+                .memory_bytes(block)
+                    + c.neural.as_ref().map_or(0, most)
+            }
+        }
+    }
+
     /// A short description of the hyperparameters, for listings.
     pub fn describe(&self) -> String {
         match self {
@@ -212,36 +252,60 @@ impl ModelConfig {
     }
 
     /// Codes one block; `None` means the model cannot code it (store it).
-    pub(crate) fn encode_block(&self, seed: u64, raw: &[u8]) -> Option<Vec<Vec<u8>>> {
+    /// `raw` is left as it is. The result is garbage once `cancel` is set.
+    pub(crate) fn encode_block(
+        &self,
+        seed: u64,
+        raw: &mut [u8],
+        cancel: &Cancel,
+    ) -> Option<Vec<Vec<u8>>> {
         match self {
             ModelConfig::Store => None,
-            ModelConfig::Neural(c) => Some(engine::encode_block(
-                Some(c),
-                None,
-                seed,
-                raw,
-                engine::stream_count(c, raw.len()),
-            )),
-            ModelConfig::Mix(c) => Some(engine::encode_block(
-                c.neural.as_ref(),
-                Some(&c.cm),
-                seed,
-                raw,
-                c.stream_count(raw.len()),
-            )),
+            ModelConfig::Neural(c) => {
+                let streams = engine::stream_count(c, raw.len());
+                Some(engine::encode_block(
+                    Some(c),
+                    None,
+                    seed,
+                    raw,
+                    streams,
+                    cancel,
+                ))
+            }
+            ModelConfig::Mix(c) => {
+                let streams = c.stream_count(raw.len());
+                Some(engine::encode_block(
+                    c.neural.as_ref(),
+                    Some(&c.cm),
+                    seed,
+                    raw,
+                    streams,
+                    cancel,
+                ))
+            }
             ModelConfig::Order2(p) => {
                 let mut enc = RangeEncoder::with_capacity(raw.len() / 2);
                 let mut model = Order2::new(p);
-                for &b in raw {
-                    model.code_byte(&mut enc, b);
+                for chunk in raw.chunks_mut(CANCEL_CHECK_BYTES) {
+                    if cancel.is_set() {
+                        break;
+                    }
+                    model.code(&mut enc, chunk);
                 }
                 Some(vec![enc.finish()])
             }
         }
     }
 
-    /// Decodes one modelled block into `out` (its `raw_len` bytes).
-    pub(crate) fn decode_block(&self, seed: u64, streams: &[&[u8]], out: &mut [u8]) -> Result<()> {
+    /// Decodes one modelled block into `out` (its `raw_len` bytes). `out` is
+    /// garbage once `cancel` is set.
+    pub(crate) fn decode_block(
+        &self,
+        seed: u64,
+        streams: &[&[u8]],
+        out: &mut [u8],
+        cancel: &Cancel,
+    ) -> Result<()> {
         match self {
             ModelConfig::Store => Err(Error::InvalidField {
                 field: "block_type",
@@ -256,7 +320,14 @@ impl ModelConfig {
                         why: "must be 1 for model order2",
                     });
                 };
-                Order2::new(p).code(&mut RangeDecoder::new(stream), out);
+                let mut dec = RangeDecoder::new(stream);
+                let mut model = Order2::new(p);
+                for chunk in out.chunks_mut(CANCEL_CHECK_BYTES) {
+                    if cancel.is_set() {
+                        break;
+                    }
+                    model.code(&mut dec, chunk);
+                }
                 Ok(())
             }
             ModelConfig::Neural(c) => {
@@ -267,7 +338,7 @@ impl ModelConfig {
                         why: "must not exceed raw_len",
                     });
                 }
-                engine::decode_block(Some(c), None, seed, streams, out);
+                engine::decode_block(Some(c), None, seed, streams, out, cancel);
                 Ok(())
             }
             ModelConfig::Mix(c) => {
@@ -278,7 +349,7 @@ impl ModelConfig {
                         why: "must be 1 without a network, and at most raw_len",
                     });
                 }
-                engine::decode_block(c.neural.as_ref(), Some(&c.cm), seed, streams, out);
+                engine::decode_block(c.neural.as_ref(), Some(&c.cm), seed, streams, out, cancel);
                 Ok(())
             }
         }

@@ -4,213 +4,213 @@
 use crate::codec::ModelConfig;
 use crate::error::{Error, Result};
 use crate::format::{BlockHeader, BlockType, END_RECORD_LEN, Header, MAGIC, Record, raw_check};
+use crate::pipeline::{Cancel, Pipeline};
+use std::collections::VecDeque;
 use std::io::{self, Read};
+use std::sync::Arc;
 use xxhash_rust::xxh3::Xxh3;
 
 /// Decompresses an archive read from `R`.
 ///
-/// The header is read and validated by [`new`](Self::new); blocks are decoded
-/// `threads` at a time as the caller reads. Every block is checked against its
+/// The header is read and validated by [`new`](Self::new). As the caller
+/// reads, the decoder reads blocks ahead from `R` and hands them to `threads`
+/// worker threads (the block pipeline, `crates/sep/src/pipeline.rs`), so that
+/// up to `threads` blocks are decoded while the caller consumes (and writes
+/// out) earlier ones; at most `threads + 1` blocks are read ahead, so memory
+/// does not grow with the archive. Every block is checked against its
 /// `raw_check` before its bytes are returned, and the whole content against
 /// the end record. Concatenated archives decode to the concatenation of
 /// their contents.
 ///
-/// Errors reach `Read` callers as [`io::Error`]s of kind `InvalidData`;
-/// [`Error::from_io`] recovers the typed error.
+/// Errors reach `Read` callers as [`io::Error`]s of kind `InvalidData`, after
+/// every byte before the fault; [`Error::from_io`] recovers the typed error.
+/// Dropping a decoder stops its workers.
 pub struct Decoder<R: Read> {
     inner: R,
+    /// The header of the archive being read (ahead of the bytes returned).
     header: Header,
-    config: ModelConfig,
+    config: Arc<ModelConfig>,
+    /// Sum of `raw_len` of the blocks read so far of this archive.
+    archive_total: u64,
+    block_index: u64,
+    /// Nothing more to read from `inner`: the input ended after an archive,
+    /// or reading failed (the error is queued in `items`).
+    input_done: bool,
     threads: usize,
+    pipelined: bool,
+    /// Created at the first read, once the thread count is settled.
+    pipeline: Option<Pipeline<Job, Result<Decoded>>>,
+    /// What was read, in order, for the caller to take.
+    items: VecDeque<Item>,
+    /// Buffers for reuse (payloads and decoded blocks).
+    free: Vec<Vec<u8>>,
+    /// The decoded block being returned, and how much of it has been.
     out: Vec<u8>,
     out_pos: usize,
     hasher: Xxh3,
-    archive_total: u64,
-    block_index: u64,
-    done: bool,
     failed: bool,
 }
 
+/// One thing read ahead, in archive order.
+enum Item {
+    /// A block handed to the pipeline; its result comes from there.
+    Block,
+    /// An end record whose lengths were checked; its checksum is checked
+    /// once every block before it has been returned.
+    End { content_check: u64 },
+    /// Reading failed here: the error is returned after everything before it.
+    Fail(Error),
+}
+
 /// A block read from the archive, not yet decoded.
-struct RawBlock {
+struct Job {
+    config: Arc<ModelConfig>,
+    seed: u64,
     header: BlockHeader,
     payload: Vec<u8>,
+    /// A buffer for the decoded bytes (reused; any length).
+    out: Vec<u8>,
     index: u64,
+}
+
+/// A decoded block, and a buffer the decoder may reuse.
+struct Decoded {
+    data: Vec<u8>,
+    spare: Vec<u8>,
 }
 
 impl<R: Read> Decoder<R> {
     /// Reads and validates the header.
     pub fn new(mut inner: R) -> Result<Self> {
         let header = read_header(&mut inner)?;
-        let config = ModelConfig::from_header(&header)?;
+        let config = Arc::new(ModelConfig::from_header(&header)?);
         Ok(Decoder {
             inner,
             header,
             config,
+            archive_total: 0,
+            block_index: 0,
+            input_done: false,
             threads: 1,
+            pipelined: true,
+            pipeline: None,
+            items: VecDeque::new(),
+            free: Vec::new(),
             out: Vec::new(),
             out_pos: 0,
             hasher: Xxh3::new(),
-            archive_total: 0,
-            block_index: 0,
-            done: false,
             failed: false,
         })
     }
 
-    /// Decodes up to `threads` blocks at once (output is the same for any
-    /// value).
+    /// The thread budget: up to `threads` blocks decoded at once, and kernel
+    /// threads for a network while fewer blocks are (as
+    /// [`Options::threads`](crate::Options::threads)). Output is the same for
+    /// any value. Takes effect if called before the first read.
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
         self
     }
 
-    /// The header of the archive being decoded (the latest one, for
-    /// concatenated archives).
+    /// `false`: batch mode, as [`Options::pipeline`](crate::Options::pipeline):
+    /// read `threads` blocks, decode them, return them all, then read on.
+    /// Takes effect if called before the first read.
+    pub fn with_pipeline(mut self, pipelined: bool) -> Self {
+        self.pipelined = pipelined;
+        self
+    }
+
+    /// The header of the archive being decoded (for concatenated archives, the
+    /// latest one read, which may be ahead of the bytes returned so far).
     pub fn header(&self) -> &Header {
         &self.header
     }
 
-    /// The model of the archive being decoded.
+    /// The model of that header.
     pub fn model(&self) -> &ModelConfig {
         &self.config
     }
 
-    /// Reads the next batch of blocks and decodes them into `self.out`.
-    fn fill(&mut self) -> Result<()> {
-        self.out.clear();
-        self.out_pos = 0;
-        let mut batch = Vec::with_capacity(self.threads);
-        while batch.len() < self.threads {
-            match Record::read(&mut self.inner, &self.header)? {
-                Record::Block(bh) => {
-                    let want = u64::from(bh.payload_len);
-                    // One allocation for the usual payload (not one per doubling); the
-                    // cap keeps a corrupt length from reserving gigabytes up front.
-                    let mut payload = Vec::with_capacity(want.min(1 << 24) as usize);
-                    (&mut self.inner).take(want).read_to_end(&mut payload)?;
-                    if payload.len() as u64 != want {
-                        return Err(Error::Truncated {
-                            what: "block payload",
-                        });
-                    }
-                    self.archive_total += u64::from(bh.raw_len);
-                    if let Some(declared) = self.header.content_length
-                        && self.archive_total > declared
-                    {
-                        return Err(Error::LengthMismatch {
-                            what: "content (sum of raw_len)",
-                            expected: declared,
-                            found: self.archive_total,
-                        });
-                    }
-                    batch.push(RawBlock {
-                        header: bh,
-                        payload,
-                        index: self.block_index,
-                    });
-                    self.block_index += 1;
-                }
-                Record::End(end) => {
-                    self.decode_batch(batch)?;
-                    self.finish_archive(end.content_length, end.content_check)?;
-                    return Ok(());
-                }
-            }
-        }
-        self.decode_batch(batch)
-    }
-
-    fn decode_batch(&mut self, batch: Vec<RawBlock>) -> Result<()> {
-        let config = &self.config;
-        let seed = self.header.seed;
-        let decoded: Vec<Result<Vec<u8>>> = if batch.len() > 1 {
-            std::thread::scope(|s| {
-                let handles: Vec<_> = batch
-                    .into_iter()
-                    .map(|b| s.spawn(move || decode_block(config, seed, b)))
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().expect("block decoder panicked"))
-                    .collect()
+    /// Reads blocks ahead, as many as the pipeline takes now.
+    fn read_ahead(&mut self) {
+        let pipeline = self.pipeline.get_or_insert_with(|| {
+            Pipeline::new(self.threads, self.pipelined, |job: Job, cancel: &Cancel| {
+                decode_block(job, cancel)
             })
-        } else {
-            batch
-                .into_iter()
-                .map(|b| decode_block(config, seed, b))
-                .collect()
-        };
-        for block in decoded {
-            let block = block?;
-            self.hasher.update(&block);
-            if self.out.is_empty() {
-                self.out = block;
-            } else {
-                self.out.extend_from_slice(&block);
+        });
+        let mut room = pipeline.room();
+        // End records take no room; the bound keeps a run of empty archives
+        // from being read ahead without limit.
+        while room > 0 && !self.input_done && self.items.len() <= 2 * self.threads + 2 {
+            match read_record(
+                &mut self.inner,
+                &mut self.header,
+                &mut self.config,
+                &mut self.archive_total,
+                &mut self.block_index,
+                &mut self.free,
+            ) {
+                Ok(Read1::Block(job)) => {
+                    pipeline.submit(job);
+                    self.items.push_back(Item::Block);
+                    room -= 1;
+                }
+                Ok(Read1::End {
+                    content_check,
+                    last,
+                }) => {
+                    self.items.push_back(Item::End { content_check });
+                    self.input_done = last;
+                }
+                Err(e) => {
+                    self.items.push_back(Item::Fail(e));
+                    self.input_done = true;
+                }
             }
         }
-        Ok(())
     }
 
-    fn finish_archive(&mut self, content_length: u64, content_check: u64) -> Result<()> {
-        if content_length != self.archive_total {
-            return Err(Error::LengthMismatch {
-                what: "content (sum of raw_len)",
-                expected: content_length,
-                found: self.archive_total,
-            });
+    fn recycle(&mut self, buf: Vec<u8>) {
+        if buf.capacity() > 0 && self.free.len() < 2 * self.threads + 4 {
+            self.free.push(buf);
         }
-        if let Some(declared) = self.header.content_length
-            && declared != content_length
-        {
-            return Err(Error::LengthMismatch {
-                what: "content_length of the end record",
-                expected: declared,
-                found: content_length,
-            });
-        }
-        let found = self.hasher.digest();
-        if found != content_check {
-            return Err(Error::ContentChecksum {
-                expected: content_check,
-                found,
-            });
-        }
-        // Another archive may follow.
-        let mut magic = [0u8; 4];
-        let n = read_up_to(&mut self.inner, &mut magic)?;
-        if n == 0 {
-            self.done = true;
-            return Ok(());
-        }
-        if magic[..n] != MAGIC[..n] {
-            return Err(Error::TrailingData);
-        }
-        if n < 4 {
-            return Err(Error::Truncated {
-                what: "magic of a concatenated archive",
-            });
-        }
-        self.header = Header::read_after_magic(&mut self.inner)?;
-        self.config = ModelConfig::from_header(&self.header)?;
-        self.hasher = Xxh3::new();
-        self.archive_total = 0;
-        self.block_index = 0;
-        Ok(())
     }
 
     fn read_typed(&mut self, buf: &mut [u8]) -> Result<usize> {
-        while self.out_pos == self.out.len() {
-            if self.done {
-                return Ok(0);
+        loop {
+            if self.out_pos < self.out.len() {
+                let n = buf.len().min(self.out.len() - self.out_pos);
+                buf[..n].copy_from_slice(&self.out[self.out_pos..self.out_pos + n]);
+                self.out_pos += n;
+                // Keep the workers fed while the caller consumes this block.
+                self.read_ahead();
+                return Ok(n);
             }
-            self.fill()?;
+            let used = std::mem::take(&mut self.out);
+            self.recycle(used);
+            self.out_pos = 0;
+            self.read_ahead();
+            match self.items.pop_front() {
+                None => return Ok(0),
+                Some(Item::Block) => {
+                    let pipeline = self.pipeline.as_mut().expect("created by read_ahead");
+                    let decoded = pipeline.next().expect("a block in flight")?;
+                    self.hasher.update(&decoded.data);
+                    self.recycle(decoded.spare);
+                    self.out = decoded.data;
+                }
+                Some(Item::End { content_check }) => {
+                    let found = std::mem::replace(&mut self.hasher, Xxh3::new()).digest();
+                    if found != content_check {
+                        return Err(Error::ContentChecksum {
+                            expected: content_check,
+                            found,
+                        });
+                    }
+                }
+                Some(Item::Fail(e)) => return Err(e),
+            }
         }
-        let n = buf.len().min(self.out.len() - self.out_pos);
-        buf[..n].copy_from_slice(&self.out[self.out_pos..self.out_pos + n]);
-        self.out_pos += n;
-        Ok(n)
     }
 }
 
@@ -228,14 +228,127 @@ impl<R: Read> Read for Decoder<R> {
     }
 }
 
-fn decode_block(config: &ModelConfig, seed: u64, block: RawBlock) -> Result<Vec<u8>> {
-    let RawBlock {
+/// What [`read_record`] read.
+enum Read1 {
+    Block(Job),
+    /// An end record; `last` when no archive follows.
+    End {
+        content_check: u64,
+        last: bool,
+    },
+}
+
+/// Reads the next block (with its payload) or end record, checking lengths
+/// against the header and the end record; after an end record, reads the
+/// header of a concatenated archive if one follows.
+fn read_record<R: Read>(
+    r: &mut R,
+    header: &mut Header,
+    config: &mut Arc<ModelConfig>,
+    archive_total: &mut u64,
+    block_index: &mut u64,
+    free: &mut Vec<Vec<u8>>,
+) -> Result<Read1> {
+    match Record::read(r, header)? {
+        Record::Block(bh) => {
+            let want = u64::from(bh.payload_len);
+            let mut payload = free.pop().unwrap_or_default();
+            payload.clear();
+            // Reserve the usual payload at once (not one doubling at a time);
+            // the cap keeps a corrupt length from reserving gigabytes up front.
+            payload.reserve(want.min(1 << 24) as usize);
+            r.take(want).read_to_end(&mut payload)?;
+            if payload.len() as u64 != want {
+                return Err(Error::Truncated {
+                    what: "block payload",
+                });
+            }
+            *archive_total += u64::from(bh.raw_len);
+            if let Some(declared) = header.content_length
+                && *archive_total > declared
+            {
+                return Err(Error::LengthMismatch {
+                    what: "content (sum of raw_len)",
+                    expected: declared,
+                    found: *archive_total,
+                });
+            }
+            let index = *block_index;
+            *block_index += 1;
+            Ok(Read1::Block(Job {
+                config: Arc::clone(config),
+                seed: header.seed,
+                header: bh,
+                payload,
+                out: free.pop().unwrap_or_default(),
+                index,
+            }))
+        }
+        Record::End(end) => {
+            check_end(header, end.content_length, *archive_total)?;
+            let content_check = end.content_check;
+            // Another archive may follow.
+            let mut magic = [0u8; 4];
+            let n = read_up_to(r, &mut magic)?;
+            if n == 0 {
+                return Ok(Read1::End {
+                    content_check,
+                    last: true,
+                });
+            }
+            if magic[..n] != MAGIC[..n] {
+                return Err(Error::TrailingData);
+            }
+            if n < 4 {
+                return Err(Error::Truncated {
+                    what: "magic of a concatenated archive",
+                });
+            }
+            *header = Header::read_after_magic(r)?;
+            *config = Arc::new(ModelConfig::from_header(header)?);
+            *archive_total = 0;
+            *block_index = 0;
+            Ok(Read1::End {
+                content_check,
+                last: false,
+            })
+        }
+    }
+}
+
+/// Checks an end record's `content_length` against the blocks' `raw_len` sum
+/// and the header's `content_length`.
+fn check_end(header: &Header, content_length: u64, total: u64) -> Result<()> {
+    if content_length != total {
+        return Err(Error::LengthMismatch {
+            what: "content (sum of raw_len)",
+            expected: content_length,
+            found: total,
+        });
+    }
+    if let Some(declared) = header.content_length
+        && declared != content_length
+    {
+        return Err(Error::LengthMismatch {
+            what: "content_length of the end record",
+            expected: declared,
+            found: content_length,
+        });
+    }
+    Ok(())
+}
+
+fn decode_block(job: Job, cancel: &Cancel) -> Result<Decoded> {
+    let Job {
+        config,
+        seed,
         header,
         payload,
+        mut out,
         index,
-    } = block;
-    let data = match header.block_type {
-        BlockType::Stored => payload,
+    } = job;
+    let (data, spare) = match header.block_type {
+        BlockType::Stored => (payload, out),
         _ => {
             let mut streams = Vec::with_capacity(header.stream_lens.len());
             let mut at = 0usize;
@@ -243,9 +356,11 @@ fn decode_block(config: &ModelConfig, seed: u64, block: RawBlock) -> Result<Vec<
                 streams.push(&payload[at..at + l as usize]);
                 at += l as usize;
             }
-            let mut out = vec![0u8; header.raw_len as usize];
-            config.decode_block(seed, &streams, &mut out)?;
-            out
+            out.clear();
+            out.resize(header.raw_len as usize, 0);
+            config.decode_block(seed, &streams, &mut out, cancel)?;
+            drop(streams);
+            (out, payload)
         }
     };
     let found = raw_check(&data);
@@ -256,7 +371,7 @@ fn decode_block(config: &ModelConfig, seed: u64, block: RawBlock) -> Result<Vec<
             found,
         });
     }
-    Ok(data)
+    Ok(Decoded { data, spare })
 }
 
 /// Reads until `buf` is full or the input ends; returns the bytes read.
@@ -313,11 +428,15 @@ pub struct ArchiveInfo {
 }
 
 impl ArchiveInfo {
-    /// Memory a decoder needs for this archive with `threads` blocks at once:
-    /// per thread, the model, one block of output and one of payload.
+    /// Most memory a decoder needs for this archive with `threads` blocks at
+    /// once: per thread, the model ([`ModelConfig::max_memory_bytes`]), one block
+    /// of output and one of payload. At most `threads` x ([`MAX_MODEL_MEMORY`] +
+    /// 2^31) bytes for any archive a decoder accepts (doc/FORMAT.md section 7).
+    ///
+    /// [`MAX_MODEL_MEMORY`]: crate::format::MAX_MODEL_MEMORY
     pub fn decoder_memory(&self, threads: usize) -> u64 {
         let block = u64::from(self.header.block_size).min(self.content_length.max(1));
-        threads.max(1) as u64 * (self.model.memory_bytes(block) + 2 * block)
+        threads.max(1) as u64 * (self.model.max_memory_bytes(block as u32) + 2 * block)
     }
 }
 

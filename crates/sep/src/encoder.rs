@@ -5,6 +5,7 @@ use crate::error::{Error, Result};
 use crate::format::{
     BlockHeader, BlockType, END_RECORD_LEN, EndRecord, Header, MAX_BLOCK_SIZE, raw_check,
 };
+use crate::pipeline::{Cancel, Pipeline};
 use std::io::{self, Write};
 use xxhash_rust::xxh3::Xxh3;
 
@@ -16,8 +17,16 @@ pub struct Options {
     /// Raw bytes per independent block; `None` picks the model's default,
     /// shrunk to the content length when that is known.
     pub block_size: Option<u32>,
-    /// Blocks coded at once. The archive is identical for every value.
+    /// The thread budget: blocks coded at once, and, while fewer blocks than
+    /// this are being coded, threads for the kernels of a network (the
+    /// process-wide `sep_kernels::set_num_threads`). The archive is identical
+    /// for every value.
     pub threads: usize,
+    /// Run the block pipeline (the default): workers code blocks while the
+    /// caller reads and writes. `false` codes `threads` blocks at a time and
+    /// writes them all before taking more input (batch mode, to measure what
+    /// the pipeline buys). The archive is the same either way.
+    pub pipeline: bool,
     /// Seed of the model's pseudo-random generators, stored in the header.
     pub seed: u64,
     /// The exact input length, when known: stored in the header, and
@@ -31,6 +40,7 @@ impl Default for Options {
             model: Model::default(),
             block_size: None,
             threads: 1,
+            pipeline: true,
             seed: 0,
             content_length: None,
         }
@@ -68,16 +78,24 @@ impl Options {
             model_id: config.id(),
             params,
         };
+        // Never write an archive the decoder would refuse.
+        ModelConfig::from_header(&header)
+            .map_err(|e| Error::InvalidOption(format!("model {}: {e}", config.describe())))?;
         Ok((header, config))
     }
 }
 
 /// Compresses everything written to it into an archive on `W`.
 ///
-/// Input is gathered into blocks of `block_size` bytes; `threads` blocks at
-/// a time are coded in parallel and written in order. Call
+/// Input is gathered into blocks of `block_size` bytes; each full block goes
+/// to a pool of `threads` worker threads (the block pipeline,
+/// `crates/sep/src/pipeline.rs`) while the caller goes on writing, and coded
+/// blocks are written to `W`, in order, from the caller's thread as they come
+/// back. At most `threads + 1` blocks are being coded or wait to be written,
+/// plus the one being filled, so memory does not grow with the input. Call
 /// [`finish`](Self::finish) to code the last block and write the end record;
-/// dropping an encoder without it leaves an incomplete archive.
+/// dropping an encoder without it stops its workers and leaves an incomplete
+/// archive.
 ///
 /// ```
 /// use std::io::Write;
@@ -90,12 +108,25 @@ impl Options {
 pub struct Encoder<W: Write> {
     out: W,
     header: Header,
-    config: ModelConfig,
     threads: usize,
-    pending: Vec<u8>,
+    pipelined: bool,
+    block_size: usize,
+    /// The block being filled.
+    filling: Vec<u8>,
+    /// Raw block buffers back from the workers, for reuse.
+    free: Vec<Vec<u8>>,
+    pipeline: Pipeline<Vec<u8>, Coded>,
     hasher: Xxh3,
     total_in: u64,
     total_out: u64,
+    /// An earlier write to `out` failed: the archive is incomplete.
+    failed: bool,
+}
+
+/// A block coded by a worker, with its raw buffer handed back for reuse.
+struct Coded {
+    bytes: Vec<u8>,
+    raw: Vec<u8>,
 }
 
 impl<W: Write> Encoder<W> {
@@ -107,15 +138,28 @@ impl<W: Write> Encoder<W> {
         let (header, config) = options.header()?;
         let bytes = header.to_bytes();
         out.write_all(&bytes)?;
+        let seed = header.seed;
+        let pipeline = Pipeline::new(
+            options.threads,
+            options.pipeline,
+            move |mut raw: Vec<u8>, cancel: &Cancel| Coded {
+                bytes: code_block(&config, seed, &mut raw, cancel),
+                raw,
+            },
+        );
         Ok(Encoder {
             out,
+            block_size: header.block_size as usize,
             header,
-            config,
             threads: options.threads,
-            pending: Vec::new(),
+            pipelined: options.pipeline,
+            filling: Vec::new(),
+            free: Vec::new(),
+            pipeline,
             hasher: Xxh3::new(),
             total_in: 0,
             total_out: bytes.len() as u64,
+            failed: false,
         })
     }
 
@@ -134,43 +178,59 @@ impl<W: Write> Encoder<W> {
         self.total_out
     }
 
-    fn batch_len(&self) -> usize {
-        self.header.block_size as usize * self.threads
+    fn write_block(&mut self, coded: Coded) -> Result<()> {
+        if self.free.len() <= self.threads {
+            let mut raw = coded.raw;
+            raw.clear();
+            self.free.push(raw);
+        }
+        if let Err(e) = self.out.write_all(&coded.bytes) {
+            self.failed = true;
+            return Err(e.into());
+        }
+        self.total_out += coded.bytes.len() as u64;
+        Ok(())
     }
 
-    /// Codes the first `len` pending bytes (whole blocks, the last may be
-    /// short) and writes them.
-    fn flush_blocks(&mut self, len: usize) -> Result<()> {
-        let block_size = self.header.block_size as usize;
-        let seed = self.header.seed;
-        let config = &self.config;
-        let coded: Vec<Vec<u8>> = {
-            let chunks: Vec<&[u8]> = self.pending[..len].chunks(block_size).collect();
-            if self.threads > 1 && chunks.len() > 1 {
-                std::thread::scope(|s| {
-                    let handles: Vec<_> = chunks
-                        .iter()
-                        .map(|c| s.spawn(move || code_block(config, seed, c)))
-                        .collect();
-                    handles
-                        .into_iter()
-                        .map(|h| h.join().expect("block coder panicked"))
-                        .collect()
-                })
-            } else {
-                chunks.iter().map(|c| code_block(config, seed, c)).collect()
-            }
-        };
-        for block in &coded {
-            self.out.write_all(block)?;
-            self.total_out += block.len() as u64;
+    /// Hands the block being filled to the workers, first writing as many
+    /// coded blocks as the pipeline needs taken.
+    fn submit(&mut self) -> Result<()> {
+        while self.pipeline.room() == 0 {
+            let coded = self.pipeline.next().expect("blocks in flight");
+            self.write_block(coded)?;
         }
-        self.pending.drain(..len);
+        let fresh = self.free.pop().unwrap_or_default();
+        let block = std::mem::replace(&mut self.filling, fresh);
+        self.pipeline.submit(block);
+        Ok(())
+    }
+
+    /// Writes the coded blocks that are ready, in order, without waiting.
+    fn write_ready(&mut self) -> Result<()> {
+        if self.pipelined {
+            while let Some(coded) = self.pipeline.try_next() {
+                self.write_block(coded)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_failed(&self) -> Result<()> {
+        if self.failed {
+            return Err(Error::Io(io::Error::other(
+                "sep encoder: an earlier write failed",
+            )));
+        }
         Ok(())
     }
 
     fn accept(&mut self, buf: &[u8]) -> Result<usize> {
-        let room = self.batch_len() - self.pending.len();
+        self.check_failed()?;
+        if self.filling.capacity() == 0 {
+            // Only now: an encoder that is never written to allocates no block.
+            self.filling.reserve_exact(self.block_size);
+        }
+        let room = self.block_size - self.filling.len();
         let n = buf.len().min(room);
         if let Some(declared) = self.header.content_length
             && self.total_in + n as u64 > declared
@@ -180,12 +240,13 @@ impl<W: Write> Encoder<W> {
                 found: self.total_in + n as u64,
             });
         }
-        self.pending.extend_from_slice(&buf[..n]);
+        self.filling.extend_from_slice(&buf[..n]);
         self.hasher.update(&buf[..n]);
         self.total_in += n as u64;
-        if self.pending.len() == self.batch_len() {
-            self.flush_blocks(self.pending.len())?;
+        if self.filling.len() == self.block_size {
+            self.submit()?;
         }
+        self.write_ready()?;
         Ok(n)
     }
 
@@ -198,6 +259,7 @@ impl<W: Write> Encoder<W> {
     /// Like [`finish`](Self::finish), also returning the archive's size in
     /// bytes.
     pub fn finish_counted(mut self) -> Result<(W, u64)> {
+        self.check_failed()?;
         if let Some(declared) = self.header.content_length
             && declared != self.total_in
         {
@@ -206,13 +268,21 @@ impl<W: Write> Encoder<W> {
                 found: self.total_in,
             });
         }
-        self.flush_blocks(self.pending.len())?;
+        if !self.filling.is_empty() {
+            self.submit()?;
+        }
+        while let Some(coded) = self.pipeline.next() {
+            self.write_block(coded)?;
+        }
         let end = EndRecord {
             content_length: self.total_in,
             content_check: self.hasher.digest(),
         };
         self.out.write_all(&end.to_bytes())?;
-        Ok((self.out, self.total_out + END_RECORD_LEN as u64))
+        let total = self.total_out + END_RECORD_LEN as u64;
+        // Stops the (idle) workers before the writer is handed back.
+        drop(self.pipeline);
+        Ok((self.out, total))
     }
 }
 
@@ -221,18 +291,29 @@ impl<W: Write> Write for Encoder<W> {
         self.accept(buf).map_err(Error::into_io)
     }
 
-    /// Flushes the underlying writer; input short of a full block stays
+    /// Writes every block handed to the workers so far (waiting for them),
+    /// then flushes the underlying writer; input short of a full block stays
     /// buffered (blocks are only cut at `block_size`).
     fn flush(&mut self) -> io::Result<()> {
+        self.check_failed().map_err(Error::into_io)?;
+        while let Some(coded) = self.pipeline.next() {
+            self.write_block(coded).map_err(Error::into_io)?;
+        }
         self.out.flush()
     }
 }
 
 /// One block, serialised: stored when the model would not make it smaller.
-pub(crate) fn code_block(config: &ModelConfig, seed: u64, raw: &[u8]) -> Vec<u8> {
+/// `raw` is left as it is; the result is garbage once `cancel` is set.
+pub(crate) fn code_block(
+    config: &ModelConfig,
+    seed: u64,
+    raw: &mut [u8],
+    cancel: &Cancel,
+) -> Vec<u8> {
     let raw_len = raw.len() as u32;
     let check = raw_check(raw);
-    if let Some(streams) = config.encode_block(seed, raw) {
+    if let Some(streams) = config.encode_block(seed, raw, cancel) {
         let stream_lens: Vec<u32> = streams.iter().map(|s| s.len() as u32).collect();
         let payload_len: usize = streams.iter().map(Vec::len).sum();
         let bh = BlockHeader {
@@ -278,6 +359,7 @@ impl<W: Write> std::fmt::Debug for Encoder<W> {
         f.debug_struct("Encoder")
             .field("header", &self.header)
             .field("threads", &self.threads)
+            .field("pipelined", &self.pipelined)
             .finish_non_exhaustive()
     }
 }

@@ -18,6 +18,7 @@
 //! every buffer are created once per block.
 
 use crate::neural::NeuralConfig;
+use crate::pipeline::Cancel;
 use sep_cm::{Cm, CmConfig, CmStream, Visibility};
 use sep_coder::{Coder, Decoder as RangeDecoder, Encoder as RangeEncoder, FreqTable, quantize};
 use sep_model::{Backbone, Param};
@@ -161,14 +162,16 @@ impl Visibility for Frontier<'_> {
 /// network, a context-mixing model, or both (the network's distribution then
 /// is one of the mixer's inputs).
 ///
-/// With encoders, `data` is the block; with decoders, `data` is overwritten
-/// with the decoded block.
+/// With encoders, `data` is the block (left as it is); with decoders, `data`
+/// is overwritten with the decoded block. Returns early, with the coders'
+/// state incomplete, when `cancel` is set.
 fn run<C: Coder>(
     neural: Option<&NeuralConfig>,
     cm: Option<&CmConfig>,
     seed: u64,
     data: &mut [u8],
     coders: &mut [C],
+    cancel: &Cancel,
 ) {
     assert!(neural.is_some() || cm.is_some(), "a block needs a model");
     let layout = StreamLayout::new(data.len(), coders.len());
@@ -186,6 +189,9 @@ fn run<C: Coder>(
     let mut table = FreqTable::default();
     let steps = layout.steps();
     for t in 0..steps {
+        if cancel.is_set() {
+            return;
+        }
         let k = layout.active(t);
         let probs = net.as_mut().map(|n| n.predict(t, k, &targets));
         for (s, coder) in coders.iter_mut().enumerate().take(k) {
@@ -228,19 +234,20 @@ fn run<C: Coder>(
     }
 }
 
-/// Codes a block into `streams` streams.
+/// Codes a block into `streams` streams. `raw` is left as it is (the models
+/// write each byte back as they code it).
 pub(crate) fn encode_block(
     neural: Option<&NeuralConfig>,
     cm: Option<&CmConfig>,
     seed: u64,
-    raw: &[u8],
+    raw: &mut [u8],
     streams: usize,
+    cancel: &Cancel,
 ) -> Vec<Vec<u8>> {
     let mut coders: Vec<RangeEncoder> = (0..streams)
         .map(|_| RangeEncoder::with_capacity(raw.len() / streams / 2 + 16))
         .collect();
-    let mut data = raw.to_vec();
-    run(neural, cm, seed, &mut data, &mut coders);
+    run(neural, cm, seed, raw, &mut coders, cancel);
     coders.into_iter().map(RangeEncoder::finish).collect()
 }
 
@@ -251,9 +258,10 @@ pub(crate) fn decode_block(
     seed: u64,
     streams: &[&[u8]],
     out: &mut [u8],
+    cancel: &Cancel,
 ) {
     let mut coders: Vec<RangeDecoder> = streams.iter().map(|s| RangeDecoder::new(s)).collect();
-    run(neural, cm, seed, out, &mut coders);
+    run(neural, cm, seed, out, &mut coders, cancel);
 }
 
 #[cfg(test)]

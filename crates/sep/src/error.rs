@@ -88,13 +88,24 @@ pub enum Error {
         found: u64,
     },
     /// The archive names a model this library does not know.
-    #[error("unsupported model id {0} (this sep knows store=0, order2=1, neural=2)")]
+    #[error("unsupported model id {0} (this sep knows store=0, order2=1, neural=2, mix=3)")]
     UnknownModel(u16),
     /// The model parameters in the header are invalid.
     #[error("corrupt archive: invalid model parameters: {why}")]
     InvalidModel {
         /// What is wrong.
         why: String,
+    },
+    /// The archive asks for more than a decoder allows (doc/FORMAT.md section 7),
+    /// checked before anything is allocated.
+    #[error("archive exceeds a decoder limit: {what} is {value}, the limit is {limit}")]
+    LimitExceeded {
+        /// What is limited.
+        what: &'static str,
+        /// What the archive asks for.
+        value: u64,
+        /// The limit.
+        limit: u64,
     },
     /// Bytes follow the end of the archive that are not another archive.
     #[error("corrupt archive: trailing data after the end record")]

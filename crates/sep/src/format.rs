@@ -17,6 +17,12 @@ pub const MAX_BLOCK_SIZE: u32 = 1 << 30;
 pub const MAX_STREAMS: u32 = 4096;
 /// Largest `params_len`.
 pub const MAX_PARAMS_LEN: u16 = 1024;
+/// Largest `table_bits` of model order2 (a table of 2^24 entries, 64 MiB).
+pub const ORDER2_MAX_TABLE_BITS: u8 = 24;
+/// Most bytes of model state one block may need, as estimated by
+/// [`ModelConfig::max_memory_bytes`](crate::ModelConfig::max_memory_bytes) for
+/// blocks of `block_size` bytes: 4 GiB.
+pub const MAX_MODEL_MEMORY: u64 = 1 << 32;
 /// Bytes of a block header before the stream lengths.
 pub const BLOCK_HEADER_LEN: usize = 16;
 /// Bytes of the end record.

@@ -26,6 +26,7 @@ mod error;
 pub mod format;
 mod mix;
 mod neural;
+mod pipeline;
 
 pub use codec::{Model, ModelConfig};
 pub use decoder::{ArchiveInfo, Decoder, inspect, read_header};
