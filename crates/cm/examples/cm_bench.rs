@@ -23,6 +23,7 @@ fn main() {
         image: true,
     };
     let mut verify = false;
+    let mut streams = 1usize;
     let mut files = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -47,6 +48,7 @@ fn main() {
             }
             "--apms" => cfg.apms = args.next().unwrap().parse().unwrap(),
             "--no-image" => cfg.image = false,
+            "--streams" => streams = args.next().unwrap().parse().unwrap(),
             "--verify" => verify = true,
             f => files.push(f.to_string()),
         }
@@ -59,10 +61,52 @@ fn main() {
         let mut m = Cm::new(&cfg, false, data.len());
         let mut st = CmStream::new(0);
         let mut buf = data.clone();
-        for pos in 0..buf.len() {
-            m.code_byte(&mut enc, &mut st, &mut buf, pos, &Sequential(pos), None);
-        }
-        let bytes = enc.finish();
+        let bytes = if streams > 1 {
+            // Emulate the engine's side-by-side streams (one coder each).
+            let (n, k) = (buf.len(), streams);
+            let (base, rem) = (n / k, n % k);
+            let start = |s: usize| s * base + s.min(rem);
+            let mut encs: Vec<Encoder> = (0..k).map(|_| Encoder::new()).collect();
+            let mut sts: Vec<CmStream> = (0..k).map(|s| CmStream::new(start(s))).collect();
+            struct Front {
+                base: usize,
+                rem: usize,
+                t: usize,
+                s: usize,
+            }
+            impl sep_cm::Visibility for Front {
+                fn known(&self, p: usize) -> bool {
+                    let long = self.rem * (self.base + 1);
+                    let (s, off) = if p < long {
+                        (p / (self.base + 1), p % (self.base + 1))
+                    } else {
+                        (self.rem + (p - long) / self.base, (p - long) % self.base)
+                    };
+                    off < self.t + usize::from(s < self.s)
+                }
+            }
+            for t in 0..base + usize::from(rem > 0) {
+                let active = if t < base { k } else { rem };
+                for s in 0..active {
+                    m.code_byte(
+                        &mut encs[s],
+                        &mut sts[s],
+                        &mut buf,
+                        start(s) + t,
+                        &Front { base, rem, t, s },
+                        None,
+                    );
+                }
+            }
+            encs.into_iter()
+                .flat_map(|e| e.finish())
+                .collect::<Vec<u8>>()
+        } else {
+            for pos in 0..buf.len() {
+                m.code_byte(&mut enc, &mut st, &mut buf, pos, &Sequential(pos), None);
+            }
+            enc.finish()
+        };
         let c = t.elapsed().as_secs_f64();
         if std::env::var_os("CM_DEBUG").is_some() {
             eprintln!("{path}: detected record length {}", st.record_len());

@@ -67,11 +67,8 @@ impl Mixer2 {
         }
         let k = selector_sizes.len();
         let mut lane = [0i16; MAX_INPUTS];
-        let init: i32 = std::env::var("CM_WINIT")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(16384 * 3 / 10);
-        lane[..n].fill(init as i16);
+        // Each input starts at weight 0.3 (16384 = 1.0).
+        lane[..n].fill((16384 * 3 / 10) as i16);
         let mut flane = [0i16; MAX_SETS];
         flane[..k].fill((16384 / k) as i16);
         Mixer2 {
