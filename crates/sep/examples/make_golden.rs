@@ -1,0 +1,897 @@
+//! Writes the golden archives of `tests/golden/` (see its README.md): archives of format
+//! version 1 for every model kind, their manifest, and the must-fail files with their
+//! expected errors. `crates/sep/tests/golden.rs` decodes them forever after.
+//!
+//! Never run in CI. Without `--write` it only compares what it would write with what is
+//! committed and lists the differences:
+//!
+//! ```sh
+//! cargo run -p sep --example make_golden              # what would change
+//! cargo run -p sep --example make_golden -- --write   # rewrite tests/golden/v1 and must-fail
+//! ```
+//!
+//! Golden archives of a released version must never be regenerated: a decoder that no
+//! longer decodes them has broken the format (tests/golden/README.md).
+
+use sep::format::{BlockHeader, BlockType, EndRecord, Header, MAGIC, raw_check};
+use sep::{
+    AdamConfig, Adaptive, BackboneConfig, CmConfig, MixConfig, Model, ModelConfig, NeuralConfig,
+    Options, PacConfig, PatchTstConfig, SeBody, SeConfig, TraceConfig,
+};
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+const PAC: PacConfig = PacConfig {
+    context: 4,
+    embed: 8,
+    ffn: 32,
+    pairs: 2,
+    cache: true,
+};
+const TRACE: TraceConfig = TraceConfig {
+    context: 8,
+    embed: 8,
+    group: 2,
+    heads: 2,
+    ffn: 32,
+    passes: 2,
+};
+const PATCHTST: PatchTstConfig = PatchTstConfig {
+    context: 8,
+    embed: 8,
+    group: 2,
+    heads: 2,
+    ffn: 32,
+    layers: 1,
+};
+
+fn neural(backbone: BackboneConfig) -> NeuralConfig {
+    NeuralConfig {
+        backbone,
+        streams: 4,
+        min_stream_len: 512,
+        adam: AdamConfig {
+            lr: 2e-3,
+            ..AdamConfig::default()
+        },
+    }
+}
+
+/// The SE in front of a tiny body: 12 bytes of context, patches of 4 (PAC) or 2 bytes.
+fn se(body: SeBody, adaptive: Adaptive) -> BackboneConfig {
+    let (tokens, width) = body.input_shape();
+    let patch = if matches!(body, SeBody::Pac(_)) { 4 } else { 2 };
+    BackboneConfig::Se(SeConfig {
+        context: 12,
+        patch,
+        stride: 1,
+        embed: (width / usize::from(patch)) as u16,
+        positions: matches!(body, SeBody::Trace(_)),
+        newest_init: matches!(body, SeBody::Pac(_)),
+        tokens: tokens as u16,
+        adaptive,
+        body,
+    })
+}
+
+fn small_cm() -> CmConfig {
+    CmConfig {
+        orders: 0b0011_1111,
+        word: true,
+        sparse: true,
+        record: true,
+        long: 0b0011,
+        match_min: 5,
+        match2_min: 12,
+        table_bits: 18,
+        match_bits: 14,
+        selectors: 0xF,
+        apms: 3,
+        image: true,
+    }
+}
+
+/// `(name, model)`: one configuration per model kind, backbone and SE body; the last
+/// is what `sep FILE` uses.
+fn models() -> Vec<(&'static str, Model)> {
+    vec![
+        ("store", Model::Store),
+        ("order2", Model::Order2),
+        ("pac", Model::Neural(neural(BackboneConfig::Pac(PAC)))),
+        ("trace", Model::Neural(neural(BackboneConfig::Trace(TRACE)))),
+        (
+            "patchtst",
+            Model::Neural(neural(BackboneConfig::PatchTst(PATCHTST))),
+        ),
+        (
+            "se-pac",
+            Model::Neural(neural(se(SeBody::Pac(PAC), Adaptive::Off))),
+        ),
+        (
+            "se-trace",
+            Model::Neural(neural(se(
+                SeBody::Trace(TraceConfig {
+                    context: 4,
+                    ..TRACE
+                }),
+                Adaptive::Soft {
+                    per_element: true,
+                    keep_every: 2,
+                    threshold: 0.5,
+                    slope: 64.0,
+                },
+            ))),
+        ),
+        (
+            "se-patchtst",
+            Model::Neural(neural(se(
+                SeBody::PatchTst(PatchTstConfig {
+                    context: 4,
+                    ..PATCHTST
+                }),
+                Adaptive::Hard {
+                    keep_every: 2,
+                    threshold: 0.5,
+                    sparsity: 0.01,
+                },
+            ))),
+        ),
+        (
+            "mix",
+            Model::Mix(MixConfig {
+                cm: small_cm(),
+                neural: None,
+            }),
+        ),
+        (
+            "mix-pac",
+            Model::Mix(MixConfig {
+                cm: small_cm(),
+                neural: Some(neural(BackboneConfig::Pac(PAC))),
+            }),
+        ),
+        ("default", Model::default()),
+    ]
+}
+
+/// Deterministic noise (xorshift64), incompressible: stored blocks.
+fn noise(len: usize) -> Vec<u8> {
+    let mut s = 0x9E37_79B9_7F4A_7C15u64;
+    (0..len)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 24) as u8
+        })
+        .collect()
+}
+
+/// The synthetic inputs (the others are copied from the corpus; see the README).
+fn synthetic() -> Vec<(&'static str, Vec<u8>)> {
+    vec![
+        ("empty", Vec::new()),
+        ("one-byte", b"a".to_vec()),
+        ("zeros-2000", vec![0; 2000]),
+        ("noise-1500", noise(1500)),
+    ]
+}
+
+/// One golden archive.
+struct Golden {
+    archive: String,
+    input: &'static str,
+    model: Model,
+    block_size: Option<u32>,
+    /// Written by the streaming encoder without a content length (flag clear).
+    streamed: bool,
+}
+
+fn golden_list() -> Vec<Golden> {
+    let mut list = Vec::new();
+    let mut add = |name: &str, input: &'static str, model: &Model, block: Option<u32>| {
+        list.push(Golden {
+            archive: name.to_string(),
+            input,
+            model: model.clone(),
+            block_size: block,
+            streamed: false,
+        });
+    };
+    for (name, model) in models() {
+        add(&format!("{name}.grammar.sep"), "grammar.lsp", &model, None);
+        add(&format!("{name}.obj1.sep"), "obj1.head4096", &model, None);
+    }
+    for (name, model) in models() {
+        if ["store", "order2", "pac", "mix", "mix-pac"].contains(&name) {
+            for (input, _) in synthetic() {
+                add(&format!("{name}.{input}.sep"), input, &model, None);
+            }
+            add(
+                &format!("{name}.blocks-1000.sep"),
+                "grammar.lsp",
+                &model,
+                Some(1000),
+            );
+        }
+        if ["mix", "default"].contains(&name) {
+            add(
+                &format!("{name}.kodim23.sep"),
+                "kodim23.crop32x24.ppm",
+                &model,
+                None,
+            );
+            add(
+                &format!("{name}.basel.sep"),
+                "basel-temp.head2048.f64",
+                &model,
+                None,
+            );
+        }
+    }
+    let mix = models()[8].1.clone();
+    list.push(Golden {
+        archive: "mix.streamed.sep".into(),
+        input: "grammar.lsp",
+        model: mix,
+        block_size: Some(1500),
+        streamed: true,
+    });
+    list
+}
+
+fn golden_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden")
+}
+
+fn compress(g: &Golden, data: &[u8]) -> Vec<u8> {
+    let options = Options {
+        model: g.model.clone(),
+        block_size: g.block_size,
+        ..Options::default()
+    };
+    if !g.streamed {
+        return sep::compress(data, &options).expect("compress");
+    }
+    let mut enc = sep::Encoder::new(Vec::new(), &options).expect("encoder");
+    enc.write_all(data).expect("write");
+    enc.finish().expect("finish")
+}
+
+/// Files to write: path relative to tests/golden -> bytes.
+type Files = BTreeMap<String, Vec<u8>>;
+
+fn golden_files(files: &mut Files) {
+    let dir = golden_dir();
+    for (name, bytes) in synthetic() {
+        files.insert(format!("inputs/{name}"), bytes);
+    }
+    let input = |name: &str| -> Vec<u8> {
+        synthetic()
+            .into_iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, b)| b)
+            .unwrap_or_else(|| std::fs::read(dir.join("inputs").join(name)).expect("input"))
+    };
+    let mut manifest = String::from(
+        "# archive\tinput\tbytes\txxh3_64 of the input\tmodel_id\tmodel (ModelConfig::describe)\n",
+    );
+    for g in golden_list() {
+        let data = input(g.input);
+        let archive = compress(&g, &data);
+        assert_eq!(sep::decompress(&archive).expect("decompress"), data);
+        let model =
+            ModelConfig::from_header(&sep::read_header(&mut &archive[..]).unwrap()).expect("model");
+        manifest += &format!(
+            "{}\t{}\t{}\t{:016x}\t{}\t{}\n",
+            g.archive,
+            g.input,
+            data.len(),
+            xxhash_rust::xxh3::xxh3_64(&data),
+            model.id(),
+            model.describe()
+        );
+        files.insert(format!("v1/{}", g.archive), archive);
+    }
+    // Two archives, concatenated: they decode to the concatenation of their contents.
+    let a = files["v1/order2.grammar.sep"].clone();
+    let b = files["v1/store.one-byte.sep"].clone();
+    let both = [input("grammar.lsp"), input("one-byte")].concat();
+    files.insert("inputs/grammar+one-byte".into(), both.clone());
+    manifest += &format!(
+        "concatenated.sep\tgrammar+one-byte\t{}\t{:016x}\t1\torder2 archive, then a store archive\n",
+        both.len(),
+        xxhash_rust::xxh3::xxh3_64(&both)
+    );
+    files.insert("v1/concatenated.sep".into(), [a, b].concat());
+    files.insert("v1/MANIFEST.tsv".into(), manifest.into_bytes());
+}
+
+/// Rewrites `header_check` after the header was edited.
+fn repair(archive: &mut [u8]) {
+    let params_len = usize::from(u16::from_le_bytes([archive[36], archive[37]]));
+    let end = 38 + params_len;
+    let check = raw_check(&archive[..end]);
+    archive[end..end + 4].copy_from_slice(&check.to_le_bytes());
+}
+
+fn header(model_id: u16, streams: u32, context: u16, params: Vec<u8>) -> Header {
+    Header {
+        content_length: None,
+        block_size: 100,
+        seed: 0,
+        streams,
+        context,
+        model_id,
+        params,
+    }
+}
+
+fn block(block_type: BlockType, raw: &[u8], payload_len: usize, lens: Vec<u32>) -> Vec<u8> {
+    let mut b = Vec::new();
+    BlockHeader {
+        block_type,
+        raw_len: raw.len() as u32,
+        payload_len: payload_len as u32,
+        raw_check: raw_check(raw),
+        stream_lens: lens,
+    }
+    .write_to(&mut b)
+    .expect("write to a Vec");
+    b
+}
+
+fn end(content: &[u8]) -> Vec<u8> {
+    EndRecord {
+        content_length: content.len() as u64,
+        content_check: xxhash_rust::xxh3::xxh3_64(content),
+    }
+    .to_bytes()
+    .to_vec()
+}
+
+/// `(file, expected error variant, message substring, what is wrong)` and the bytes.
+fn must_fail(files: &mut Files) {
+    let text: Vec<u8> = b"It was the best of times, it was the worst of times. ".repeat(6);
+    let content = &text[..300];
+    let store = sep::compress(
+        content,
+        &Options {
+            model: Model::Store,
+            block_size: Some(100),
+            ..Options::default()
+        },
+    )
+    .expect("store archive");
+    let order2 = sep::compress(
+        content,
+        &Options {
+            model: Model::Order2,
+            block_size: Some(100),
+            ..Options::default()
+        },
+    )
+    .expect("order2 archive");
+    let hlen = sep::read_header(&mut &store[..]).unwrap().to_bytes().len();
+    let o2len = sep::read_header(&mut &order2[..]).unwrap().to_bytes().len();
+    assert_eq!(order2[o2len], 0x01, "order2's first block is modelled");
+    let n = store.len();
+    let edit = |base: &[u8], at: usize, f: &dyn Fn(&mut u8), fix: bool| {
+        let mut v = base.to_vec();
+        f(&mut v[at]);
+        if fix {
+            repair(&mut v);
+        }
+        v
+    };
+    let with_header = |h: &Header, rest: &[u8]| [h.to_bytes(), rest.to_vec()].concat();
+    let store_body = &store[hlen..];
+    let first_payload = &content[..100];
+    // The largest PAC the per-field limits allow (context 128 x embed 32, ffn 16384,
+    // 8 pairs), with 4096 streams: terabytes of model.
+    let pac_max = BackboneConfig::Pac(PacConfig {
+        context: 128,
+        embed: 32,
+        ffn: 16384,
+        pairs: 8,
+        cache: false,
+    });
+    let pac_params = {
+        let h = Options {
+            model: Model::Neural(neural(BackboneConfig::Pac(PAC))),
+            ..Options::default()
+        }
+        .header()
+        .expect("pac header")
+        .0;
+        h.params
+    };
+    let mix_params = {
+        let h = Options {
+            model: Model::Mix(MixConfig {
+                cm: small_cm(),
+                neural: None,
+            }),
+            ..Options::default()
+        }
+        .header()
+        .expect("mix header")
+        .0;
+        h.params
+    };
+    let pac_max_params = {
+        let mut p = pac_params.clone();
+        let bb = pac_max.to_bytes();
+        p.truncate(48);
+        p.extend_from_slice(&(bb.len() as u16).to_le_bytes());
+        p.extend_from_slice(&bb);
+        p
+    };
+    let modelled_in_store = [
+        store[..hlen].to_vec(),
+        block(BlockType::Modelled, first_payload, 100, vec![100]),
+        first_payload.to_vec(),
+        store[hlen + 16 + 100..].to_vec(),
+    ]
+    .concat();
+    let stored = |raw: &[u8]| {
+        [
+            block(BlockType::Stored, raw, raw.len(), vec![]),
+            raw.to_vec(),
+        ]
+        .concat()
+    };
+    let cases: Vec<(&str, &str, &str, &str, Vec<u8>)> = vec![
+        (
+            "empty.sep",
+            "Truncated",
+            "the input is empty",
+            "no bytes at all",
+            vec![],
+        ),
+        (
+            "bad-magic.sep",
+            "BadMagic",
+            "not a sep archive",
+            "a zip file",
+            b"PK\x03\x04 this is not sep".to_vec(),
+        ),
+        (
+            "short-magic.sep",
+            "Truncated",
+            "magic",
+            "the first two bytes of the magic",
+            MAGIC[..2].to_vec(),
+        ),
+        (
+            "future-version.sep",
+            "UnsupportedVersion",
+            "unsupported format version 2",
+            "format_version 2",
+            edit(&store, 4, &|b| *b = 2, true),
+        ),
+        (
+            "reserved-flag.sep",
+            "Reserved",
+            "flags",
+            "flags bit 1 set",
+            edit(&store, 5, &|b| *b |= 2, true),
+        ),
+        (
+            "reserved-header.sep",
+            "Reserved",
+            "reserved (header)",
+            "the reserved u16 of the header is 1",
+            edit(&store, 6, &|b| *b = 1, true),
+        ),
+        (
+            "content-length-flag-clear.sep",
+            "Reserved",
+            "content_length (flag clear)",
+            "content_length 300 with flag bit 0 clear",
+            edit(&store, 5, &|b| *b = 0, true),
+        ),
+        (
+            "header-checksum.sep",
+            "HeaderChecksum",
+            "header checksum mismatch",
+            "a bit of seed flipped",
+            edit(&store, 20, &|b| *b ^= 1, false),
+        ),
+        (
+            "block-size-zero.sep",
+            "InvalidField",
+            "block_size is 0",
+            "block_size 0",
+            with_header(
+                &Header {
+                    block_size: 0,
+                    ..header(0, 1, 0, vec![])
+                },
+                store_body,
+            ),
+        ),
+        (
+            "block-size-too-large.sep",
+            "InvalidField",
+            "block_size is 1073741825",
+            "block_size 2^30 + 1",
+            with_header(
+                &Header {
+                    block_size: (1 << 30) + 1,
+                    ..header(0, 1, 0, vec![])
+                },
+                store_body,
+            ),
+        ),
+        (
+            "streams-zero.sep",
+            "InvalidField",
+            "streams is 0",
+            "streams 0",
+            with_header(&header(0, 0, 0, vec![]), store_body),
+        ),
+        (
+            "streams-too-many.sep",
+            "InvalidField",
+            "streams is 4097",
+            "streams 4097",
+            with_header(&header(2, 4097, 4, pac_params.clone()), store_body),
+        ),
+        (
+            "params-len-too-long.sep",
+            "InvalidField",
+            "params_len is 1025",
+            "params_len 1025",
+            with_header(&header(3, 1, 0, vec![0; 1025]), store_body),
+        ),
+        (
+            "unknown-model.sep",
+            "UnknownModel",
+            "unsupported model id 7",
+            "model_id 7",
+            with_header(&header(7, 1, 0, vec![]), store_body),
+        ),
+        (
+            "store-with-params.sep",
+            "InvalidField",
+            "params_len is 4",
+            "model store with 4 bytes of params",
+            with_header(&header(0, 1, 0, vec![0; 4]), store_body),
+        ),
+        (
+            "order2-table-bits.sep",
+            "InvalidField",
+            "table_bits is 25",
+            "order2 table_bits 25 (limit 24)",
+            with_header(&header(1, 1, 2, vec![25, 0, 0, 0]), store_body),
+        ),
+        (
+            "order2-reserved.sep",
+            "Reserved",
+            "reserved (order2 params)",
+            "order2 params reserved byte 1",
+            with_header(&header(1, 1, 2, vec![16, 1, 0, 0]), store_body),
+        ),
+        (
+            "mix-table-bits.sep",
+            "InvalidModel",
+            "table_bits",
+            "mix table_bits 31 (limit 30)",
+            with_header(
+                &header(3, 1, 0, {
+                    let mut p = mix_params.clone();
+                    p[4 + 7] = 31;
+                    p
+                }),
+                store_body,
+            ),
+        ),
+        (
+            "neural-unknown-backbone.sep",
+            "InvalidModel",
+            "unknown backbone id 9",
+            "neural backbone 9",
+            with_header(
+                &header(2, 4, 4, {
+                    let mut p = pac_params.clone();
+                    p[0] = 9;
+                    p
+                }),
+                store_body,
+            ),
+        ),
+        (
+            "neural-context-mismatch.sep",
+            "InvalidModel",
+            "context",
+            "header context 5, PAC context 4",
+            with_header(&header(2, 4, 5, pac_params.clone()), store_body),
+        ),
+        (
+            "neural-too-large.sep",
+            "LimitExceeded",
+            "model memory",
+            "the largest PAC for 4096 streams: every field in range, terabytes in all",
+            with_header(
+                &Header {
+                    block_size: 1 << 20,
+                    ..header(2, 4096, 128, pac_max_params)
+                },
+                store_body,
+            ),
+        ),
+        (
+            "truncated-header.sep",
+            "Truncated",
+            "header",
+            "the header cut at 20 bytes",
+            store[..20].to_vec(),
+        ),
+        (
+            "truncated-block-header.sep",
+            "Truncated",
+            "block header",
+            "a block header cut after 5 bytes",
+            store[..hlen + 5].to_vec(),
+        ),
+        (
+            "truncated-payload.sep",
+            "Truncated",
+            "block payload",
+            "a stored payload cut in half",
+            store[..hlen + 16 + 50].to_vec(),
+        ),
+        (
+            "truncated-end-record.sep",
+            "Truncated",
+            "end record",
+            "the end record cut after 10 bytes",
+            store[..n - 14].to_vec(),
+        ),
+        (
+            "missing-end-record.sep",
+            "Truncated",
+            "block header",
+            "no end record",
+            store[..n - 24].to_vec(),
+        ),
+        (
+            "bad-block-type.sep",
+            "InvalidField",
+            "block_type is 2",
+            "block_type 0x02",
+            edit(&store, hlen, &|b| *b = 2, false),
+        ),
+        (
+            "reserved-block-header.sep",
+            "Reserved",
+            "reserved (block header)",
+            "a block header's reserved byte 1",
+            edit(&store, hlen + 1, &|b| *b = 1, false),
+        ),
+        (
+            "raw-len-zero.sep",
+            "InvalidField",
+            "raw_len is 0",
+            "raw_len 0",
+            [
+                store[..hlen].to_vec(),
+                block(BlockType::Stored, &[], 0, vec![]),
+                store_body.to_vec(),
+            ]
+            .concat(),
+        ),
+        (
+            "raw-len-over-block-size.sep",
+            "InvalidField",
+            "raw_len is 101",
+            "raw_len 101 with block_size 100",
+            [
+                store[..hlen].to_vec(),
+                stored(&content[..101]),
+                end(&content[..101]),
+            ]
+            .concat(),
+        ),
+        (
+            "payload-len-over-raw-len.sep",
+            "InvalidField",
+            "payload_len is 101",
+            "a modelled block with payload_len 101 > raw_len 100",
+            [
+                store[..hlen].to_vec(),
+                block(BlockType::Modelled, first_payload, 101, vec![101]),
+                vec![0; 101],
+            ]
+            .concat(),
+        ),
+        (
+            "stored-payload-len.sep",
+            "LengthMismatch",
+            "payload_len of a stored block",
+            "a stored block with payload_len 99, raw_len 100",
+            [
+                store[..hlen].to_vec(),
+                block(BlockType::Stored, first_payload, 99, vec![]),
+                content[..99].to_vec(),
+            ]
+            .concat(),
+        ),
+        (
+            "stream-count-zero.sep",
+            "InvalidField",
+            "stream_count is 0",
+            "stream_count 0",
+            [
+                order2[..o2len].to_vec(),
+                block(BlockType::Modelled, first_payload, 0, vec![]),
+            ]
+            .concat(),
+        ),
+        (
+            "stream-count-over-streams.sep",
+            "InvalidField",
+            "stream_count is 2",
+            "stream_count 2 with streams 1",
+            [
+                order2[..o2len].to_vec(),
+                block(BlockType::Modelled, first_payload, 20, vec![10, 10]),
+                vec![0; 20],
+            ]
+            .concat(),
+        ),
+        (
+            "stream-lens-sum.sep",
+            "LengthMismatch",
+            "sum of stream_len",
+            "stream_len 30 with payload_len 20",
+            [
+                order2[..o2len].to_vec(),
+                block(BlockType::Modelled, first_payload, 20, vec![30]),
+                vec![0; 30],
+            ]
+            .concat(),
+        ),
+        (
+            "varint-not-minimal.sep",
+            "InvalidField",
+            "not minimal",
+            "stream_count written as 0x81 0x00",
+            {
+                let mut v = order2[..o2len].to_vec();
+                v.extend_from_slice(&block(BlockType::Modelled, first_payload, 1, vec![1])[..16]);
+                v.extend_from_slice(&[0x81, 0x00, 0x01, 0x00]);
+                v
+            },
+        ),
+        (
+            "modelled-block-in-store.sep",
+            "InvalidField",
+            "model store has no modelled blocks",
+            "a modelled block in a store archive",
+            modelled_in_store,
+        ),
+        (
+            "stored-block-checksum.sep",
+            "BlockChecksum",
+            "block 1 fails its checksum",
+            "a byte of the second stored block changed",
+            edit(&store, hlen + 116 + 16 + 7, &|b| *b ^= 0x20, false),
+        ),
+        (
+            "modelled-block-checksum.sep",
+            "BlockChecksum",
+            "block 0 fails its checksum",
+            "a byte of a modelled payload changed",
+            edit(&order2, o2len + 20, &|b| *b ^= 0x01, false),
+        ),
+        (
+            "content-checksum.sep",
+            "ContentChecksum",
+            "content checksum mismatch",
+            "content_check flipped",
+            edit(&store, n - 1, &|b| *b ^= 0x80, false),
+        ),
+        (
+            "end-content-length.sep",
+            "LengthMismatch",
+            "content (sum of raw_len)",
+            "the end record says 301 bytes",
+            edit(&store, n - 16, &|b| *b += 1, false),
+        ),
+        (
+            "header-content-length.sep",
+            "LengthMismatch",
+            "content_length of the end record",
+            "the header says 301 bytes, the blocks hold 300",
+            edit(&store, 8, &|b| *b += 1, true),
+        ),
+        (
+            "reserved-end-record.sep",
+            "Reserved",
+            "reserved (end record)",
+            "an end record's reserved byte 3",
+            edit(&store, n - 21, &|b| *b = 1, false),
+        ),
+        (
+            "trailing-data.sep",
+            "TrailingData",
+            "trailing data",
+            "junk after the end record",
+            [store.clone(), b"junk".to_vec()].concat(),
+        ),
+        (
+            "truncated-second-magic.sep",
+            "Truncated",
+            "magic of a concatenated archive",
+            "half a magic after the end record",
+            [store.clone(), MAGIC[..2].to_vec()].concat(),
+        ),
+        (
+            "second-header-checksum.sep",
+            "HeaderChecksum",
+            "header checksum mismatch",
+            "a second archive whose header is damaged",
+            [store.clone(), edit(&store, 20, &|b| *b ^= 1, false)].concat(),
+        ),
+    ];
+    let mut expected = String::from("# file\terror variant\tmessage contains\twhat is wrong\n");
+    for (file, variant, substring, what, bytes) in cases {
+        expected += &format!("{file}\t{variant}\t{substring}\t{what}\n");
+        files.insert(format!("must-fail/{file}"), bytes);
+    }
+    files.insert("must-fail/EXPECTED.tsv".into(), expected.into_bytes());
+}
+
+fn main() {
+    let write = std::env::args().any(|a| a == "--write");
+    let mut files = Files::new();
+    golden_files(&mut files);
+    must_fail(&mut files);
+    let dir = golden_dir();
+    let mut changed = 0;
+    for (path, bytes) in &files {
+        let full = dir.join(path);
+        let old = std::fs::read(&full).ok();
+        if old.as_deref() == Some(&bytes[..]) {
+            continue;
+        }
+        changed += 1;
+        println!(
+            "{} {path} ({} bytes)",
+            if old.is_some() { "changed" } else { "new" },
+            bytes.len()
+        );
+        if write {
+            std::fs::create_dir_all(full.parent().expect("parent")).expect("create folder");
+            std::fs::write(&full, bytes).expect("write");
+        }
+    }
+    for sub in ["v1", "must-fail"] {
+        for e in std::fs::read_dir(dir.join(sub)).into_iter().flatten() {
+            let p = e.expect("entry").path();
+            let rel = format!("{sub}/{}", file_name(&p));
+            if !files.contains_key(&rel) {
+                println!("stale {rel} (not written by this generator; remove it by hand)");
+            }
+        }
+    }
+    println!(
+        "{} files, {changed} new or changed{}",
+        files.len(),
+        if write || changed == 0 {
+            ""
+        } else {
+            " (rerun with --write to write them)"
+        }
+    );
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .expect("file name")
+        .to_string_lossy()
+        .into_owned()
+}
