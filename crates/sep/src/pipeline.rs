@@ -105,6 +105,8 @@ pub(crate) struct Pipeline<J: Send + 'static, R: Send + 'static> {
     workers: Vec<JoinHandle<()>>,
     /// Sequence number of the next job to submit.
     submitted: u64,
+    /// Batch mode: sequence number of the current batch's first job.
+    batch_start: u64,
     limit: usize,
     pipelined: bool,
 }
@@ -142,22 +144,25 @@ impl<J: Send + 'static, R: Send + 'static> Pipeline<J, R> {
             }),
             workers: Vec::with_capacity(threads),
             submitted: 0,
+            batch_start: 0,
             limit,
             pipelined,
         }
     }
 
     /// Jobs submitted whose results have not been taken.
-    pub(crate) fn in_flight(&self) -> usize {
+    #[cfg(test)]
+    fn in_flight(&self) -> usize {
         (self.submitted - lock(&self.shared.state).taken) as usize
     }
 
     /// How many jobs the caller may [`submit`](Self::submit) now: up to the
-    /// limit; in batch mode, a whole batch once every result of the last one
-    /// has been taken, and none before.
+    /// limit. In batch mode a batch fills up to the limit until its first
+    /// result is taken; then nothing more until every result of it is.
     pub(crate) fn room(&self) -> usize {
-        let n = self.in_flight();
-        if self.pipelined || n == 0 {
+        let taken = lock(&self.shared.state).taken;
+        let n = (self.submitted - taken) as usize;
+        if self.pipelined || n == 0 || taken == self.batch_start {
             self.limit - n
         } else {
             0
@@ -172,6 +177,9 @@ impl<J: Send + 'static, R: Send + 'static> Pipeline<J, R> {
         let mut st = lock(&self.shared.state);
         let in_flight = (self.submitted - st.taken) as usize;
         assert!(in_flight < self.limit, "pipeline: too many jobs in flight");
+        if in_flight == 0 {
+            self.batch_start = self.submitted;
+        }
         st.queue.push_back((self.submitted, job));
         st.results.push_back(None);
         self.submitted += 1;
@@ -271,5 +279,128 @@ impl<J: Send + 'static, R: Send + 'static> Drop for Pipeline<J, R> {
             // unwanted now; the worker itself does not panic.
             let _ = w.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    /// Runs `f` on a thread and fails if it has not returned after a minute:
+    /// a hang detector (the work itself takes milliseconds), not a timing test.
+    fn within_a_minute(what: &str, f: impl FnOnce() + Send + 'static) {
+        let (tx, rx) = mpsc::channel();
+        let t = std::thread::spawn(move || {
+            f();
+            let _ = tx.send(());
+        });
+        match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(()) => t.join().expect("no panic"),
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                // `f` panicked: report its panic.
+                if let Err(p) = t.join() {
+                    resume_unwind(p);
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => panic!("{what}: hung"),
+        }
+    }
+
+    #[test]
+    fn results_come_back_in_submission_order() {
+        for threads in 1..=4 {
+            for pipelined in [true, false] {
+                // Early jobs take longest, so they finish last.
+                let mut p = Pipeline::new(threads, pipelined, |j: u64, _: &Cancel| {
+                    std::thread::sleep(Duration::from_millis(20 - j % 5 * 4));
+                    j * 10
+                });
+                let (mut next_job, mut got) = (0u64, Vec::new());
+                while got.len() < 23 {
+                    let room = p.room();
+                    assert!(room <= threads + 1, "room {room} with {threads} threads");
+                    assert!(p.in_flight() + room <= threads + usize::from(pipelined));
+                    if room > 0 && next_job < 23 {
+                        p.submit(next_job);
+                        next_job += 1;
+                    } else {
+                        got.push(p.next().expect("a job in flight"));
+                    }
+                }
+                assert!(p.next().is_none() && p.try_next().is_none());
+                let want: Vec<u64> = (0..23).map(|j| j * 10).collect();
+                assert_eq!(got, want, "{threads} threads, pipelined {pipelined}");
+            }
+        }
+    }
+
+    #[test]
+    fn batch_mode_takes_a_batch_only_once_the_last_is_returned() {
+        let mut p = Pipeline::new(3, false, |j: u32, _: &Cancel| j);
+        assert_eq!(p.room(), 3);
+        p.submit(1);
+        p.submit(2);
+        assert_eq!(p.room(), 1);
+        p.submit(3);
+        assert_eq!(p.room(), 0);
+        assert_eq!(p.next(), Some(1));
+        assert_eq!(p.room(), 0, "batch mode waits for the whole batch");
+        assert_eq!(p.next(), Some(2));
+        assert_eq!(p.next(), Some(3));
+        assert_eq!(p.room(), 3);
+        let mut q = Pipeline::new(3, true, |j: u32, _: &Cancel| j);
+        assert_eq!(q.room(), 4, "pipelined: one more queued behind the workers");
+        q.submit(1);
+        assert_eq!(q.room(), 3);
+    }
+
+    #[test]
+    fn a_panicking_job_panics_the_caller_in_order_and_leaves_no_thread() {
+        within_a_minute("panic", || {
+            let mut p = Pipeline::new(2, true, |j: u32, _: &Cancel| {
+                assert!(j != 1, "job 1 fails");
+                j
+            });
+            p.submit(0);
+            p.submit(1);
+            p.submit(2);
+            assert_eq!(p.next(), Some(0));
+            let caught = catch_unwind(AssertUnwindSafe(|| p.next()));
+            assert!(caught.is_err(), "job 1's panic reaches the caller");
+            // The pipeline still returns what follows, and drops cleanly.
+            assert_eq!(p.next(), Some(2));
+        });
+    }
+
+    #[test]
+    fn dropping_cancels_running_jobs_and_joins_the_workers() {
+        within_a_minute("drop", || {
+            for pipelined in [true, false] {
+                // Jobs that only end when cancelled.
+                let mut p = Pipeline::new(3, pipelined, |j: u32, c: &Cancel| {
+                    while !c.is_set() {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                    j
+                });
+                while p.room() > 0 {
+                    p.submit(7);
+                }
+                drop(p);
+            }
+        });
+    }
+
+    #[test]
+    fn results_not_taken_are_dropped_with_the_pipeline() {
+        within_a_minute("drop with results", || {
+            let mut p = Pipeline::new(2, true, |j: Vec<u8>, _: &Cancel| j);
+            for _ in 0..3 {
+                p.submit(vec![1; 1000]);
+            }
+            assert_eq!(p.next().map(|v| v.len()), Some(1000));
+        });
     }
 }
