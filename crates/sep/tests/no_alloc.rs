@@ -1,5 +1,6 @@
-//! No heap allocation inside the neural step loop, proved with a counting global
-//! allocator (`sep_kernels::CountingAllocator`, feature `alloc-counter`).
+//! No heap allocation inside the step loops (the network's, the context-mixing
+//! model's, and both mixed), proved with a counting global allocator
+//! (`sep_kernels::CountingAllocator`, feature `alloc-counter`).
 //!
 //! Setup (the model, the optimiser state, every buffer) allocates, once per block; the
 //! loop must not. So the test codes two inputs that differ only in length, with the same
@@ -9,7 +10,9 @@
 //! per step, or even per 256 steps, anywhere in the loop (engine, model, layers,
 //! kernels, coder, on the calling thread or the kernels' pool threads) fails the test.
 //!
-//! This binary holds this one test only: the allocator count is process-wide.
+//! The same holds with the pipeline's threads (`threads: 2`: a block worker, and the
+//! kernels' pool given the spare thread). This binary holds this one test only: the
+//! allocator count is process-wide.
 
 use std::io::Read;
 
@@ -18,22 +21,44 @@ use sep_kernels::CountingAllocator;
 #[global_allocator]
 static ALLOC: CountingAllocator = CountingAllocator;
 
-fn options(streams: u32) -> sep::Options {
-    sep::Options {
-        model: sep::Model::Neural(sep::NeuralConfig {
-            backbone: sep::BackboneConfig::Pac(sep::PacConfig {
-                context: 8,
-                embed: 16,
-                ffn: 128,
-                pairs: 2,
-                cache: true,
-            }),
-            streams,
-            min_stream_len: 16,
-            adam: sep::AdamConfig::default(),
+fn network(streams: u32) -> sep::NeuralConfig {
+    sep::NeuralConfig {
+        backbone: sep::BackboneConfig::Pac(sep::PacConfig {
+            context: 8,
+            embed: 16,
+            ffn: 128,
+            pairs: 2,
+            cache: true,
         }),
+        streams,
+        min_stream_len: 16,
+        adam: sep::AdamConfig::default(),
+    }
+}
+
+/// Every kind of context and both match models, small tables.
+fn cm() -> sep::CmConfig {
+    sep::CmConfig {
+        orders: 0b0011_1111,
+        word: true,
+        sparse: true,
+        record: true,
+        long: 0b0011,
+        match_min: 5,
+        match2_min: 12,
+        table_bits: 18,
+        match_bits: 14,
+        selectors: 0xF,
+        apms: 3,
+        image: true,
+    }
+}
+
+fn options(model: sep::Model, threads: usize) -> sep::Options {
+    sep::Options {
+        model,
         block_size: Some(1 << 20),
-        threads: 1,
+        threads,
         ..Default::default()
     }
 }
@@ -70,28 +95,51 @@ fn count(data: &[u8], opts: &sep::Options) -> (u64, u64) {
 }
 
 #[test]
-fn the_neural_step_loop_does_not_allocate() {
-    // 16 streams, hidden and FFN width 128: Adam on the FFN weights is split between
-    // pool threads.
+fn the_step_loops_do_not_allocate() {
+    // 16 streams, hidden and FFN width 128: with 2 threads, Adam on the FFN weights is
+    // split between pool threads.
     let streams = 16;
-    let opts = options(streams);
+    let models = [
+        ("neural", sep::Model::Neural(network(streams))),
+        (
+            "mix",
+            sep::Model::Mix(sep::MixConfig {
+                cm: cm(),
+                neural: None,
+            }),
+        ),
+        (
+            "mix + network",
+            sep::Model::Mix(sep::MixConfig {
+                cm: cm(),
+                neural: Some(network(streams)),
+            }),
+        ),
+    ];
     let (short, long) = (text(256 * streams as usize), text(512 * streams as usize));
-    for threads in [1, 2] {
-        sep_kernels::set_num_threads(threads);
-        // Warm up: the kernels' pool threads and per-thread buffers are created on
-        // first use.
-        count(&short, &opts);
-        let a = count(&short, &opts);
-        let b = count(&long, &opts);
-        println!(
-            "{threads} kernel thread(s): allocation calls compress {} / {}, decompress {} / {} \
-             (256 / 512 steps)",
-            a.0, b.0, a.1, b.1
-        );
-        assert_eq!(
-            a, b,
-            "{threads} kernel thread(s): 256 more steps made more allocation calls \
-             (compress, decompress): {a:?} vs {b:?}"
-        );
+    for (name, model) in models {
+        for threads in [1, 2] {
+            let opts = options(model.clone(), threads);
+            // Warm up: the kernels' pool threads and per-thread buffers are created on
+            // first use.
+            count(&short, &opts);
+            let a = count(&short, &opts);
+            let b = count(&long, &opts);
+            println!(
+                "{name}, {threads} thread(s): allocation calls compress {} / {}, \
+                 decompress {} / {} ({} / {} bytes)",
+                a.0,
+                b.0,
+                a.1,
+                b.1,
+                short.len(),
+                long.len()
+            );
+            assert_eq!(
+                a, b,
+                "{name}, {threads} thread(s): twice the input made more allocation calls \
+                 (compress, decompress): {a:?} vs {b:?}"
+            );
+        }
     }
 }
