@@ -290,6 +290,8 @@ pub struct CmStream {
     r_cand: u32,
     r_count: u32,
     r_len: u32,
+    /// Bytes in a row equal to the byte one and two records back.
+    r_run: [u32; 2],
 }
 
 impl CmStream {
@@ -310,6 +312,7 @@ impl CmStream {
             r_cand: 0,
             r_count: 0,
             r_len: 0,
+            r_run: [0; 2],
         }
     }
 
@@ -540,9 +543,12 @@ impl Cm {
                             0x100
                         }
                     };
+                    // How long the data has repeated the record(s) above:
+                    // a record that began as a copy tends to stay one.
+                    let run = |k: usize| st.r_run[k].min(12);
                     let v = match j {
-                        0 => hash2(at(r), (r as u32) << 9),
-                        1 => hash2(hash2(at(r), at(2 * r)), r as u32),
+                        0 => hash2(at(r), (r as u32) << 9 | run(0) << 4),
+                        1 => hash2(hash2(at(r), at(2 * r)), r as u32 | run(1) << 24),
                         2 => hash2(hash2(at(r), c4 & 0xFF), (r as u32) | 1 << 31),
                         _ => {
                             // The current record's bytes so far, with the
@@ -743,6 +749,15 @@ impl Cm {
         }
         let b = (c0 & 0xFF) as u8;
         data[pos] = b;
+        let r = st.r_len as usize;
+        for k in 0..2 {
+            let back = (k + 1) * r;
+            st.r_run[k] = if r > 0 && pos >= st.start + back && data[pos - back] == b {
+                st.r_run[k] + 1
+            } else {
+                0
+            };
+        }
         st.observe(b, pos);
         self.observe_header(pos, b);
         b

@@ -35,6 +35,8 @@ impl Visibility for Sequential {
 const MAX_LEN: usize = 65_535;
 /// Match-length buckets.
 const BUCKETS: usize = 32;
+/// Misses a match survives (recovering after each) before it is dropped.
+const MAX_MISSES: u32 = 8;
 
 fn bucket(len: usize) -> usize {
     if len < 16 {
@@ -58,6 +60,10 @@ pub struct MatchState {
     /// Predicted bit for the current bit (valid when `idx` was set).
     predicted: u32,
     active: bool,
+    /// Bytes mispredicted since the match was found (0 when none): after a
+    /// miss the model keeps following the same pointer, with `len` counting
+    /// again from 0, so a copy with a few changed bytes is not lost.
+    misses: u32,
 }
 
 impl MatchState {
@@ -95,7 +101,7 @@ impl MatchModel {
             table: vec![0; 1 << bits],
             mask: (1 << bits) - 1,
             min_len,
-            probs: AdaptiveProbs::new(BUCKETS, 1023),
+            probs: AdaptiveProbs::new(4 * BUCKETS, 1023),
         }
     }
 
@@ -114,13 +120,23 @@ impl MatchModel {
         pos: usize,
         vis: &V,
     ) {
-        // Follow the match through the byte just coded.
-        if st.len > 0 {
-            if st.expected != 0 && pos > start && data[st.ptr] == data[pos - 1] {
+        // Follow the match through the byte just coded; after a miss, go on
+        // following it (recovering) unless it has missed too often.
+        if st.ptr > 0 {
+            if pos > start && data[st.ptr] == data[pos - 1] {
                 st.len = (st.len + 1).min(MAX_LEN);
-                st.ptr += 1;
+                if st.len >= 16 {
+                    st.misses = 0;
+                }
             } else {
                 st.len = 0;
+                st.misses += 1;
+            }
+            st.ptr += 1;
+            if st.misses > MAX_MISSES || st.ptr >= pos {
+                st.ptr = 0;
+                st.len = 0;
+                st.misses = 0;
             }
         }
         if pos - start >= self.min_len {
@@ -130,7 +146,7 @@ impl MatchModel {
                 h = (h ^ u32::from(b)).wrapping_mul(0x2F0F_3D25);
             }
             let slot = (h >> 8) as usize & self.mask;
-            if st.len == 0 {
+            if st.len < self.min_len {
                 let cand = self.table[slot] as usize;
                 if cand != 0 {
                     let mut l = 0;
@@ -145,18 +161,21 @@ impl MatchModel {
                     if l >= self.min_len {
                         st.len = l;
                         st.ptr = cand;
+                        st.misses = 0;
                     }
                 }
             }
             self.table[slot] = pos as u32;
         }
-        st.expected = if st.len > 0 && vis.known(st.ptr) {
+        st.expected = if st.ptr > 0 && vis.known(st.ptr) {
             0x100 | u32::from(data[st.ptr])
         } else {
             0
         };
         if st.expected == 0 {
             st.len = 0;
+            st.ptr = 0;
+            st.misses = 0;
         }
     }
 
@@ -169,7 +188,7 @@ impl MatchModel {
         if !st.active {
             return 0;
         }
-        st.idx = bucket(st.len);
+        st.idx = bucket(st.len) + BUCKETS * st.misses.min(3) as usize;
         st.predicted = (st.expected >> i) & 1;
         let s = stretch(self.probs.p(st.idx));
         if st.predicted == 1 { s } else { -s }
@@ -208,6 +227,24 @@ mod tests {
         assert_eq!(lens[13], 4);
         assert_eq!(lens[17], 8);
         assert_eq!(lens[25], 16);
+    }
+
+    #[test]
+    fn recovers_after_a_changed_byte() {
+        // The copy differs in one byte ('X'); the model keeps predicting the
+        // bytes after it from the same pointer instead of waiting for
+        // `min_len` new bytes to find the copy again.
+        let text = b"abcdefghijklmnop-abcdefgXijklmnop";
+        let mut m = MatchModel::new(12, 4);
+        let mut st = MatchState::default();
+        let x = text.iter().rposition(|&b| b == b'X').unwrap();
+        for pos in 0..text.len() {
+            m.begin_byte(&mut st, text, 0, pos, &Sequential(pos));
+            if pos > x {
+                assert_eq!(st.expected_byte(), Some(text[pos]), "at {pos}");
+            }
+        }
+        assert_eq!(st.misses, 1);
     }
 
     #[test]
