@@ -61,14 +61,15 @@ pub struct Args {
     #[arg(short = 'T', long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
 
-    /// Model: mix (context mixing with a neural network, the default),
-    /// neural (the network alone), order2 (fastest), store.
+    /// Model: mix (context mixing, the default), neural (a network alone),
+    /// order2 (fastest), store.
     #[arg(short = 'm', long, value_name = "NAME", default_value = "mix")]
     pub model: String,
 
-    /// Neural preset: fast, default, max, or the paper's paper-pac, paper-sep-pac,
-    /// paper-trace, paper-sep-trace, paper-patchtst, paper-sep-patchtst (implies
-    /// --model neural).
+    /// Preset: fast, default, max (context mixing), hybrid (context mixing with a
+    /// network), or the paper's networks paper-pac, paper-sep-pac, paper-trace,
+    /// paper-sep-trace, paper-patchtst, paper-sep-patchtst (these imply --model
+    /// neural). With --model neural, fast/default/max/hybrid pick a network size.
     #[arg(short = 'p', long, value_name = "NAME")]
     pub preset: Option<String>,
 

@@ -6,6 +6,7 @@
 
 mod args;
 mod bench;
+mod memory;
 mod output;
 mod progress;
 
@@ -115,7 +116,7 @@ fn choose_model(args: &Args) -> Result<sep::Model> {
             }) => config,
             _ => {
                 return Err(Usage(
-                    "--streams, --context, --backbone, --se, --patch, --stride and --adaptive apply to a model with a network (neural, or mix with a default or max preset)"
+                    "--streams, --context, --backbone, --se, --patch, --stride and --adaptive apply to a model with a network (neural, or mix with the hybrid preset)"
                         .into(),
                 )
                 .into());
@@ -199,6 +200,15 @@ fn run(args: &Args) -> Result<bool> {
             eprintln!("sep: {}: {e:#}", display_name(input));
             all_ok = false;
         }
+    }
+    if ctx.verbosity() >= 2
+        && let Some(peak) = memory::peak_rss()
+    {
+        eprintln!(
+            "sep: peak memory {} ({} KiB resident)",
+            human_bytes(peak),
+            peak / 1024
+        );
     }
     Ok(all_ok)
 }
@@ -447,13 +457,18 @@ impl Ctx<'_> {
             writeln!(o, "  streams (B)     {}", h.streams)?;
             writeln!(o, "  context (L)     {}", h.context)?;
             writeln!(o, "  seed            {}", h.seed)?;
-            writeln!(
-                o,
-                "  memory          {} to decode with -T1, {} with -T{}",
-                human_bytes(info.decoder_memory(1)),
-                human_bytes(info.decoder_memory(self.threads)),
-                self.threads
-            )?;
+            let (one, all) = (info.decoder_memory(1), info.decoder_memory(self.threads));
+            if all == one {
+                writeln!(o, "  memory          {} to decode", human_bytes(one))?;
+            } else {
+                writeln!(
+                    o,
+                    "  memory          {} to decode with -T1, {} with -T{}",
+                    human_bytes(one),
+                    human_bytes(all),
+                    self.threads
+                )?;
+            }
             writeln!(o, "  checksum        xxh3-64 {:016x}", info.content_check)?;
         }
         Ok(())

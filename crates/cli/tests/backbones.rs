@@ -22,7 +22,8 @@ fn backbone_se_and_adaptive_flags_round_trip() {
         ("patchtst", "+ patchtst"),
     ] {
         let archive = sep()
-            .args(["--backbone", backbone, "--se", "on", "--adaptive", "hard"])
+            .args(["-p", "hybrid", "--backbone", backbone, "--se", "on"])
+            .args(["--adaptive", "hard"])
             .args(["--stride", "2", "--streams", "4", "-c"])
             .write_stdin(data.clone())
             .assert()
@@ -50,9 +51,17 @@ fn backbone_se_and_adaptive_flags_round_trip() {
 #[test]
 fn knobs_that_do_not_apply_are_usage_errors() {
     for (args, message) in [
-        (&["--patch", "4"][..], "--se on"),
-        (&["--se", "on", "--stride", "99"][..], "stride 99"),
-        (&["--se", "on", "--patch", "7"][..], "--patch 7"),
+        (&["-p", "hybrid", "--patch", "4"][..], "--se on"),
+        (
+            &["-m", "neural", "--se", "on", "--stride", "99"][..],
+            "stride 99",
+        ),
+        (
+            &["-p", "hybrid", "--se", "on", "--patch", "7"][..],
+            "--patch 7",
+        ),
+        // The default mix has no network to enhance.
+        (&["--se", "on"][..], "with the hybrid preset"),
         (&["-m", "order2", "--se", "on"][..], "--backbone, --se"),
         (&["--adaptive", "sometimes"][..], "sometimes"),
         (&["--backbone", "lstm"][..], "lstm"),

@@ -366,7 +366,7 @@ fn default_model_presets_and_neural_knobs() {
     let path = dir.path().join("x.txt");
     fs::write(&path, &data).unwrap();
     let plain = || Command::cargo_bin("sep").expect("binary built");
-    // No flags: the mixed model's default preset, with its network.
+    // No flags: the mixed model's default preset, context mixing alone.
     plain().arg(&path).assert().success();
     let archive = dir.path().join("x.txt.sep");
     plain()
@@ -375,10 +375,32 @@ fn default_model_presets_and_neural_knobs() {
         .assert()
         .success()
         .stdout(predicate::str::contains("mix: cm"))
-        .stdout(predicate::str::contains("neural: pac"));
+        .stdout(predicate::str::contains("neural").not());
     plain()
         .args(["-d", "-c"])
         .arg(&archive)
+        .assert()
+        .success()
+        .stdout(predicate::eq(data.clone()));
+    // The hybrid preset adds a network, recorded in the header.
+    let hybrid = plain()
+        .args(["-p", "hybrid", "-c"])
+        .arg(&path)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    plain()
+        .args(["-l", "-"])
+        .write_stdin(hybrid.clone())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("mix: cm"))
+        .stdout(predicate::str::contains("neural: pac"));
+    plain()
+        .args(["-d", "-c"])
+        .write_stdin(hybrid)
         .assert()
         .success()
         .stdout(predicate::eq(data.clone()));
@@ -432,7 +454,7 @@ fn default_model_presets_and_neural_knobs() {
         .assert()
         .code(2);
     plain()
-        .args(["--context", "300"])
+        .args(["-p", "hybrid", "--context", "300"])
         .arg(&path)
         .assert()
         .code(2)

@@ -19,6 +19,10 @@ pub enum Preset {
     Default,
     /// The largest network worth its time on a CPU.
     Max,
+    /// For the mixed model: the `default` context mixing plus a small network
+    /// (the `fast` one, 32 streams) as one more mixer input; for the neural
+    /// model, that network alone.
+    Hybrid,
     /// The paper's PAC configuration (B = 512, L = 16, E = 16, F = 4096, 4 pairs).
     PaperPac,
     /// The paper's SEP+PAC: SE (L = 48, patches of 16 bytes x 16 features, 33 patches
@@ -38,10 +42,11 @@ pub enum Preset {
 
 impl Preset {
     /// Every preset, for listings.
-    pub const ALL: [Preset; 9] = [
+    pub const ALL: [Preset; 10] = [
         Preset::Fast,
         Preset::Default,
         Preset::Max,
+        Preset::Hybrid,
         Preset::PaperPac,
         Preset::PaperSepPac,
         Preset::PaperTrace,
@@ -56,6 +61,7 @@ impl Preset {
             Preset::Fast => "fast",
             Preset::Default => "default",
             Preset::Max => "max",
+            Preset::Hybrid => "hybrid",
             Preset::PaperPac => "paper-pac",
             Preset::PaperSepPac => "paper-sep-pac",
             Preset::PaperTrace => "paper-trace",
@@ -67,7 +73,10 @@ impl Preset {
 
     /// Whether this is one of the paper's configurations (sized for a GPU).
     pub fn is_paper(self) -> bool {
-        !matches!(self, Preset::Fast | Preset::Default | Preset::Max)
+        !matches!(
+            self,
+            Preset::Fast | Preset::Default | Preset::Max | Preset::Hybrid
+        )
     }
 
     /// The preset with this command-line name.
@@ -430,6 +439,10 @@ impl NeuralConfig {
                 streams: 32,
                 min_stream_len: 2048,
                 adam: AdamConfig { lr: 4e-3, ..adam },
+            },
+            Preset::Hybrid => NeuralConfig {
+                streams: 32,
+                ..NeuralConfig::preset(Preset::Fast)
             },
             Preset::PaperPac => NeuralConfig {
                 backbone: BackboneConfig::Pac(PacConfig::PAPER),

@@ -170,13 +170,11 @@ impl Tool {
     }
 }
 
-/// Every sep setting a user can pick: the non-neural models by name, then
-/// the neural presets, read from the library so new ones appear here.
+/// Every sep setting a user can pick: the models by name (`neural` is the
+/// network alone, `-m neural`), then the presets, read from the library so
+/// new ones appear here.
 pub fn sep_settings() -> Vec<String> {
-    let models = sep::Model::NAMES
-        .iter()
-        .filter(|&&m| m != "neural")
-        .map(|m| m.to_string());
+    let models = sep::Model::NAMES.iter().map(|m| m.to_string());
     let presets = sep::Preset::ALL.iter().map(|p| p.name().to_string());
     models.chain(presets).collect()
 }
@@ -186,7 +184,7 @@ pub fn sep_settings() -> Vec<String> {
 pub fn sep_tool(setting: &str, threads: usize) -> Result<Tool> {
     let flags: [&str; 2] = if sep::Preset::from_name(setting).is_some() {
         ["-p", setting]
-    } else if setting != "neural" && sep::Model::from_name(setting).is_some() {
+    } else if sep::Model::from_name(setting).is_some() {
         ["-m", setting]
     } else {
         bail!(
@@ -224,12 +222,12 @@ mod tests {
         let s = sep_settings();
         assert!(s.contains(&"order2".to_string()));
         assert!(s.contains(&"store".to_string()));
-        assert!(!s.contains(&"neural".to_string()));
+        assert!(s.contains(&"neural".to_string()));
         for p in sep::Preset::ALL {
             assert!(s.contains(&p.name().to_string()));
         }
         assert!(sep_tool("order2", 1).is_ok());
-        assert!(sep_tool("neural", 1).is_err());
+        assert!(sep_tool("neural", 1).is_ok());
         assert!(sep_tool("nope", 1).is_err());
     }
 
