@@ -254,9 +254,11 @@ fn read_record<R: Read>(
             let want = u64::from(bh.payload_len);
             let mut payload = free.pop().unwrap_or_default();
             payload.clear();
-            // Reserve the usual payload at once (not one doubling at a time);
-            // the cap keeps a corrupt length from reserving gigabytes up front.
-            payload.reserve(want.min(1 << 24) as usize);
+            // Reserve up to 1 MiB at once, then grow with the bytes that arrive:
+            // a crafted length (up to 2^30) costs no more memory than the input
+            // holds (doc/FORMAT.md section 7), and a large payload only a few
+            // doublings (the buffer is reused for later blocks).
+            payload.reserve(want.min(1 << 20) as usize);
             r.take(want).read_to_end(&mut payload)?;
             if payload.len() as u64 != want {
                 return Err(Error::Truncated {
@@ -428,15 +430,23 @@ pub struct ArchiveInfo {
 }
 
 impl ArchiveInfo {
-    /// Most memory a decoder needs for this archive with `threads` blocks at
-    /// once: per thread, the model ([`ModelConfig::max_memory_bytes`]), one block
-    /// of output and one of payload. At most `threads` x ([`MAX_MODEL_MEMORY`] +
-    /// 2^31) bytes for any archive a decoder accepts (doc/FORMAT.md section 7).
-    ///
-    /// [`MAX_MODEL_MEMORY`]: crate::format::MAX_MODEL_MEMORY
+    /// The memory a [`Decoder`] with `threads` threads is expected to hold for
+    /// this archive: a model per block decoded at once (`min(threads, blocks)`,
+    /// each [`ModelConfig::memory_bytes`] of a full block), and the pipeline's
+    /// buffers: up to `threads + 1` blocks in flight, each its payload (the
+    /// archive's mean) and its decoded bytes, plus the block being returned.
+    /// It depends on the block size and the model, not on the content length
+    /// (past the first few blocks).
     pub fn decoder_memory(&self, threads: usize) -> u64 {
         let block = u64::from(self.header.block_size).min(self.content_length.max(1));
-        threads.max(1) as u64 * (self.model.max_memory_bytes(block as u32) + 2 * block)
+        let blocks = self.blocks.max(1);
+        let threads = threads.max(1) as u64;
+        let workers = threads.min(blocks);
+        let in_flight = (threads + 1).min(blocks);
+        let payload = (self.archive_bytes / blocks).min(block);
+        workers * self.model.memory_bytes(block)
+            + (in_flight + 1).min(blocks) * block
+            + in_flight * payload
     }
 }
 

@@ -1,0 +1,37 @@
+//! The process's peak resident memory, which `sep -v` reports after its work.
+
+/// The most memory this process has held resident so far (its peak RSS), in
+/// bytes; `None` where the platform does not say.
+///
+/// On Linux this is `VmHWM` of `/proc/self/status`: `getrusage`'s
+/// `ru_maxrss` would also count the parent's memory at the `fork` that
+/// started sep (Linux carries the peak across `exec`), so a small sep started
+/// by a large process would report the large one.
+pub fn peak_rss() -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        let kib: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))?
+            .trim()
+            .strip_suffix("kB")?
+            .trim()
+            .parse()
+            .ok()?;
+        Some(kib * 1024)
+    }
+    #[cfg(all(unix, not(target_os = "linux")))]
+    {
+        use nix::sys::resource::{UsageWho, getrusage};
+        let max_rss = getrusage(UsageWho::RUSAGE_SELF).ok()?.max_rss().max(0) as u64;
+        // `ru_maxrss` is in KiB, except on Apple's systems (bytes).
+        Some(if cfg!(target_vendor = "apple") {
+            max_rss
+        } else {
+            max_rss * 1024
+        })
+    }
+    #[cfg(not(unix))]
+    None
+}
