@@ -123,10 +123,30 @@ pub struct Encoder<W: Write> {
     failed: bool,
 }
 
-/// A block coded by a worker, with its raw buffer handed back for reuse.
+/// A block coded by a worker: its block header, then its payload, which is
+/// either the coded streams or, for a stored block, the raw bytes themselves
+/// (never copied). The raw buffer then goes back for reuse.
 struct Coded {
-    bytes: Vec<u8>,
+    header: Vec<u8>,
+    /// The coded streams; empty for a stored block.
+    streams: Vec<Vec<u8>>,
     raw: Vec<u8>,
+}
+
+impl Coded {
+    fn write_to<W: Write>(&self, w: &mut W) -> io::Result<u64> {
+        w.write_all(&self.header)?;
+        let mut n = self.header.len();
+        if self.streams.is_empty() {
+            w.write_all(&self.raw)?;
+            n += self.raw.len();
+        }
+        for s in &self.streams {
+            w.write_all(s)?;
+            n += s.len();
+        }
+        Ok(n as u64)
+    }
 }
 
 impl<W: Write> Encoder<W> {
@@ -142,10 +162,7 @@ impl<W: Write> Encoder<W> {
         let pipeline = Pipeline::new(
             options.threads,
             options.pipeline,
-            move |mut raw: Vec<u8>, cancel: &Cancel| Coded {
-                bytes: code_block(&config, seed, &mut raw, cancel),
-                raw,
-            },
+            move |mut raw: Vec<u8>, cancel: &Cancel| code_block(&config, seed, &mut raw, cancel),
         );
         Ok(Encoder {
             out,
@@ -179,17 +196,22 @@ impl<W: Write> Encoder<W> {
     }
 
     fn write_block(&mut self, coded: Coded) -> Result<()> {
+        let written = coded.write_to(&mut self.out);
         if self.free.len() <= self.threads {
             let mut raw = coded.raw;
             raw.clear();
             self.free.push(raw);
         }
-        if let Err(e) = self.out.write_all(&coded.bytes) {
-            self.failed = true;
-            return Err(e.into());
+        match written {
+            Ok(n) => {
+                self.total_out += n;
+                Ok(())
+            }
+            Err(e) => {
+                self.failed = true;
+                Err(e.into())
+            }
         }
-        self.total_out += coded.bytes.len() as u64;
-        Ok(())
     }
 
     /// Hands the block being filled to the workers, first writing as many
@@ -303,54 +325,46 @@ impl<W: Write> Write for Encoder<W> {
     }
 }
 
-/// One block, serialised: stored when the model would not make it smaller.
-/// `raw` is left as it is; the result is garbage once `cancel` is set.
-pub(crate) fn code_block(
-    config: &ModelConfig,
-    seed: u64,
-    raw: &mut [u8],
-    cancel: &Cancel,
-) -> Vec<u8> {
+/// One block, coded: stored when the model would not make it smaller. `raw`
+/// is left as it is (and kept, as the payload of a stored block); the result
+/// is garbage once `cancel` is set.
+fn code_block(config: &ModelConfig, seed: u64, raw: &mut Vec<u8>, cancel: &Cancel) -> Coded {
     let raw_len = raw.len() as u32;
     let check = raw_check(raw);
-    if let Some(streams) = config.encode_block(seed, raw, cancel) {
-        let stream_lens: Vec<u32> = streams.iter().map(|s| s.len() as u32).collect();
-        let payload_len: usize = streams.iter().map(Vec::len).sum();
-        let bh = BlockHeader {
-            block_type: BlockType::Modelled,
-            raw_len,
-            payload_len: payload_len as u32,
-            raw_check: check,
-            stream_lens,
-        };
-        let stored_cost = BlockHeader {
-            block_type: BlockType::Stored,
-            raw_len,
-            payload_len: raw_len,
-            raw_check: check,
-            stream_lens: vec![],
-        }
-        .encoded_len()
-            + raw.len();
-        if bh.encoded_len() + payload_len < stored_cost {
-            let mut out = Vec::with_capacity(bh.encoded_len() + payload_len);
-            bh.write_to(&mut out).expect("writing to a Vec cannot fail");
-            for s in &streams {
-                out.extend_from_slice(s);
-            }
-            return out;
-        }
-    }
-    let bh = BlockHeader {
+    let stored = BlockHeader {
         block_type: BlockType::Stored,
         raw_len,
         payload_len: raw_len,
         raw_check: check,
         stream_lens: vec![],
     };
-    let mut out = Vec::with_capacity(bh.encoded_len() + raw.len());
+    if let Some(streams) = config.encode_block(seed, raw, cancel) {
+        let payload_len: usize = streams.iter().map(Vec::len).sum();
+        let modelled = BlockHeader {
+            block_type: BlockType::Modelled,
+            raw_len,
+            payload_len: payload_len as u32,
+            raw_check: check,
+            stream_lens: streams.iter().map(|s| s.len() as u32).collect(),
+        };
+        if modelled.encoded_len() + payload_len < stored.encoded_len() + raw.len() {
+            return Coded {
+                header: header_bytes(&modelled),
+                streams,
+                raw: std::mem::take(raw),
+            };
+        }
+    }
+    Coded {
+        header: header_bytes(&stored),
+        streams: Vec::new(),
+        raw: std::mem::take(raw),
+    }
+}
+
+fn header_bytes(bh: &BlockHeader) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bh.encoded_len());
     bh.write_to(&mut out).expect("writing to a Vec cannot fail");
-    out.extend_from_slice(raw);
     out
 }
 
