@@ -25,9 +25,10 @@ pub struct BenchArgs {
     #[arg(long, value_name = "DIR")]
     pub corpus: Option<PathBuf>,
 
-    /// sep settings, comma-separated: order2, store, the neural presets
-    /// (fast, default, ...; an unknown name lists them), `none`, or `all`
-    /// (the paper's presets too, sized for a GPU: hours on a CPU).
+    /// sep settings, comma-separated: models (order2, store, mix, neural),
+    /// presets (fast, default, max, hybrid, ...; an unknown name lists them),
+    /// `none`, or `all` (the paper's presets too, sized for a GPU: hours on a
+    /// CPU).
     #[arg(
         short = 'p',
         long,
