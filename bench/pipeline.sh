@@ -5,26 +5,33 @@
 #      16 MiB block size is one block: -T2 can only help through the kernels'
 #      threads, which order2 and context mixing do not use);
 #   2. -T1 vs -T2 on a multi-block input: the first 32 MiB of the full set
-#      concatenated (two 16 MiB blocks);
+#      concatenated, as two 16 MiB blocks (the default) and as eight of 4 MiB;
 #   3. pipeline on vs off (--no-pipeline: code -T blocks, write them all, then
 #      read on) at -T2 on the bench set concatenated, cut into 1 MiB blocks;
 #   4. peak RSS compressing and decompressing 1 MB vs 100 MB of the full set
-#      concatenated, at the default -T (one per core) and the default block
-#      size, and with -B 1M for both.
+#      concatenated: with the defaults (-T one per core, 16 MiB blocks, shrunk
+#      to the input: the 1 MB input is one 1 MB block), at -T1, and at -T1
+#      with -B 1M for both (so that both use the same block size and threads).
 #
 # Every run goes through `sep __measure` (wall, CPU = user + sys, peak RSS of
-# the child); the two runs of a pair run back to back, and the ratios come
-# from the same run. Speeds are MB/s (10^6 bytes of content per second).
+# the child); the two runs of a pair run back to back, each timed one REPEAT
+# times (default 3) and the fastest kept, and the ratios come from the same
+# run. Speeds are MB/s (10^6 bytes of content per second), wall clock.
 #
 #   cargo build --release && bench/pipeline.sh [MODEL...] | tee bench/results/pipeline.md
 #
 # MODEL defaults to "order2 mix" (mix = the default preset). Set SEP to another
-# binary, CORPUS to another corpus folder, SECTIONS to a subset of "1 2 3 4".
+# binary, CORPUS to another corpus folder, SECTIONS to a subset of "1 2 3 4",
+# SETTINGS to section 4's rows (default "default:default 1:default 1:1M").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SEP=${SEP:-target/release/sep}
 CORPUS=${CORPUS:-../shared/corpus}
 SECTIONS=${SECTIONS:-"1 2 3 4"}
+# timed runs (sections 1-3): each is run REPEAT times, the fastest kept
+REPEAT=${REPEAT:-3}
+# section 4's rows, THREADS:BLOCK_SIZE
+SETTINGS=${SETTINGS:-"default:default 1:default 1:1M"}
 models=("$@")
 [ ${#models[@]} -gt 0 ] || models=(order2 mix)
 [ -x "$SEP" ] || { echo "build first: cargo build --release" >&2; exit 1; }
@@ -41,6 +48,18 @@ measure() {
     set -- $line
     [ "$5" = 0 ] || { echo "sep $* failed (exit $5)" >&2; exit 1; }
     awk -v w="$1" -v u="$2" -v s="$3" -v r="$4" 'BEGIN { printf "%.3f %.3f %d\n", w, u + s, r }'
+}
+
+# best OUT ARGS...: `measure` REPEAT times, keeps the fastest run.
+best() {
+    local r line best=""
+    for ((r = 0; r < REPEAT; r++)); do
+        line=$(measure "$@")
+        if [ -z "$best" ] || awk -v a="${line%% *}" -v b="${best%% *}" 'BEGIN { exit !(a < b) }'; then
+            best=$line
+        fi
+    done
+    echo "$best"
 }
 
 # sum of column $2 of the lines of file $1
@@ -70,11 +89,11 @@ pair() {
     shift 2
     local c1 c2 d1 d2 bytes
     bytes=$(size "$input")
-    c1=$(measure "$tmp/a1" -T1 -c "$@" "$input")
-    c2=$(measure "$tmp/a2" -T2 -c "$@" "$input")
+    c1=$(best "$tmp/a1" -T1 -c "$@" "$input")
+    c2=$(best "$tmp/a2" -T2 -c "$@" "$input")
     cmp -s "$tmp/a1" "$tmp/a2" || { echo "archives differ between -T1 and -T2" >&2; exit 1; }
-    d1=$(measure "$tmp/o1" -d -T1 -c "$tmp/a1")
-    d2=$(measure "$tmp/o2" -d -T2 -c "$tmp/a1")
+    d1=$(best "$tmp/o1" -d -T1 -c "$tmp/a1")
+    d2=$(best "$tmp/o2" -d -T2 -c "$tmp/a1")
     cmp -s "$tmp/o1" "$input" && cmp -s "$tmp/o2" "$input" || { echo "round trip failed" >&2; exit 1; }
     echo "$bytes $c1 $c2 $d1 $d2"
 }
@@ -96,13 +115,15 @@ if [[ " $SECTIONS " == *" 1 "* ]]; then
 fi
 
 if [[ " $SECTIONS " == *" 2 "* ]]; then
-    echo "### -T1 vs -T2, the first 32 MiB of the full set (two 16 MiB blocks)"
+    echo "### -T1 vs -T2, the first 32 MiB of the full set: two 16 MiB blocks (the default), eight of 4 MiB"
     echo
-    echo "| model | comp MB/s -T1 | comp MB/s -T2 | speed-up | decomp MB/s -T1 | decomp MB/s -T2 | speed-up |"
-    echo "|---|---:|---:|---:|---:|---:|---:|"
+    echo "| model | blocks | comp MB/s -T1 | comp MB/s -T2 | speed-up | decomp MB/s -T1 | decomp MB/s -T2 | speed-up |"
+    echo "|---|---|---:|---:|---:|---:|---:|---:|"
     for m in "${models[@]}"; do
-        set -- $(pair "$m" "$tmp/32M" -m "$m")
-        echo "| $m | $(mbps "$1" "$2") | $(mbps "$1" "$5") | $(ratio "$2" "$5")x | $(mbps "$1" "$8") | $(mbps "$1" "${11}") | $(ratio "$8" "${11}")x |"
+        for b in 16M 4M; do
+            set -- $(pair "$m" "$tmp/32M" -m "$m" -B "$b")
+            echo "| $m | $((32 / ${b%M})) x $b | $(mbps "$1" "$2") | $(mbps "$1" "$5") | $(ratio "$2" "$5")x | $(mbps "$1" "$8") | $(mbps "$1" "${11}") | $(ratio "$8" "${11}")x |"
+        done
     done
     echo
 fi
@@ -114,11 +135,11 @@ if [[ " $SECTIONS " == *" 3 "* ]]; then
     echo "|---|---:|---:|---:|---:|---:|---:|"
     for m in "${models[@]}"; do
         b=$(size "$tmp/bench.cat")
-        set -- $(measure "$tmp/a1" -T2 -B 1M -m "$m" -c "$tmp/bench.cat") \
-            $(measure "$tmp/a2" -T2 -B 1M -m "$m" --no-pipeline -c "$tmp/bench.cat")
+        set -- $(best "$tmp/a1" -T2 -B 1M -m "$m" -c "$tmp/bench.cat") \
+            $(best "$tmp/a2" -T2 -B 1M -m "$m" --no-pipeline -c "$tmp/bench.cat")
         cmp -s "$tmp/a1" "$tmp/a2" || { echo "archives differ with --no-pipeline" >&2; exit 1; }
         con=$1 coff=$4
-        set -- $(measure "$tmp/o1" -d -T2 -c "$tmp/a1") $(measure "$tmp/o2" -d -T2 --no-pipeline -c "$tmp/a1")
+        set -- $(best "$tmp/o1" -d -T2 -c "$tmp/a1") $(best "$tmp/o2" -d -T2 --no-pipeline -c "$tmp/a1")
         cmp -s "$tmp/o1" "$tmp/bench.cat" && cmp -s "$tmp/o2" "$tmp/bench.cat" || { echo "round trip failed" >&2; exit 1; }
         echo "| $m | $(mbps "$b" "$con") | $(mbps "$b" "$coff") | $(ratio "$coff" "$con")x | $(mbps "$b" "$1") | $(mbps "$b" "$4") | $(ratio "$4" "$1")x |"
     done
@@ -128,18 +149,25 @@ fi
 if [[ " $SECTIONS " == *" 4 "* ]]; then
     echo "### Peak RSS, 1 MB vs 100 MB of the full set concatenated (MiB)"
     echo
-    echo "| model | block size | comp 1 MB | comp 100 MB | 100 MB / 1 MB | decomp 1 MB | decomp 100 MB | 100 MB / 1 MB |"
+    echo "| model | threads, block size | comp 1 MB | comp 100 MB | 100 MB / 1 MB | decomp 1 MB | decomp 100 MB | 100 MB / 1 MB |"
     echo "|---|---|---:|---:|---:|---:|---:|---:|"
     for m in "${models[@]}"; do
-        for b in default 1M; do
+        for setting in $SETTINGS; do
+            set -- ${setting/:/ }
             opt=()
-            [ "$b" = default ] || opt=(-B "$b")
+            [ "$1" = default ] || opt+=(-T "$1")
+            [ "$2" = default ] || opt+=(-B "$2")
+            label="-T $1, -B $2"
+            [ "$1" = default ] && label="-T $(nproc) (default), -B $2"
             set -- $(measure "$tmp/s.sep" -m "$m" "${opt[@]}" -c "$tmp/1M") \
                 $(measure "$tmp/b.sep" -m "$m" "${opt[@]}" -c "$tmp/100M")
             cs=$3 cb=$6
-            set -- $(measure "$tmp/s.out" -d -c "$tmp/s.sep") $(measure "$tmp/b.out" -d -c "$tmp/b.sep")
+            dopt=()
+            [ "${opt[0]:-}" = -T ] && dopt=(-T "${opt[1]}")
+            set -- $(measure "$tmp/s.out" -d "${dopt[@]}" -c "$tmp/s.sep") \
+                $(measure "$tmp/b.out" -d "${dopt[@]}" -c "$tmp/b.sep")
             cmp -s "$tmp/b.out" "$tmp/100M" || { echo "round trip failed" >&2; exit 1; }
-            echo "| $m | $b | $(mib "$cs") | $(mib "$cb") | $(ratio "$cb" "$cs") | $(mib "$3") | $(mib "$6") | $(ratio "$6" "$3") |"
+            echo "| $m | $label | $(mib "$cs") | $(mib "$cb") | $(ratio "$cb" "$cs") | $(mib "$3") | $(mib "$6") | $(ratio "$6" "$3") |"
         done
     done
     echo
