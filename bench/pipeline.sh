@@ -11,7 +11,8 @@
 #   4. peak RSS compressing and decompressing 1 MB vs 100 MB of the full set
 #      concatenated: with the defaults (-T one per core, 16 MiB blocks, shrunk
 #      to the input: the 1 MB input is one 1 MB block), at -T1, and at -T1
-#      with -B 1M for both (so that both use the same block size and threads).
+#      with blocks of 1,000,000 bytes for both (the same block size and threads;
+#      -B 1M would give the 1 MB input a model for a smaller block).
 #
 # Every run goes through `sep __measure` (wall, CPU = user + sys, peak RSS of
 # the child); the two runs of a pair run back to back, each timed one REPEAT
@@ -22,7 +23,7 @@
 #
 # MODEL defaults to "order2 mix" (mix = the default preset). Set SEP to another
 # binary, CORPUS to another corpus folder, SECTIONS to a subset of "1 2 3 4",
-# SETTINGS to section 4's rows (default "default:default 1:default 1:1M").
+# SETTINGS to section 4's rows (default "default:default 1:default 1:1000000").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SEP=${SEP:-target/release/sep}
@@ -31,7 +32,7 @@ SECTIONS=${SECTIONS:-"1 2 3 4"}
 # timed runs (sections 1-3): each is run REPEAT times, the fastest kept
 REPEAT=${REPEAT:-3}
 # section 4's rows, THREADS:BLOCK_SIZE
-SETTINGS=${SETTINGS:-"default:default 1:default 1:1M"}
+SETTINGS=${SETTINGS:-"default:default 1:default 1:1000000"}
 models=("$@")
 [ ${#models[@]} -gt 0 ] || models=(order2 mix)
 [ -x "$SEP" ] || { echo "build first: cargo build --release" >&2; exit 1; }
