@@ -14,6 +14,8 @@
 //! kernels' pool given the spare thread). This binary holds this one test only: the
 //! allocator count is process-wide.
 
+mod common;
+
 use std::io::Read;
 
 use sep_kernels::CountingAllocator;
@@ -33,24 +35,6 @@ fn network(streams: u32) -> sep::NeuralConfig {
         streams,
         min_stream_len: 16,
         adam: sep::AdamConfig::default(),
-    }
-}
-
-/// Every kind of context and both match models, small tables.
-fn cm() -> sep::CmConfig {
-    sep::CmConfig {
-        orders: 0b0011_1111,
-        word: true,
-        sparse: true,
-        record: true,
-        long: 0b0011,
-        match_min: 5,
-        match2_min: 12,
-        table_bits: 18,
-        match_bits: 14,
-        selectors: 0xF,
-        apms: 3,
-        image: true,
     }
 }
 
@@ -104,14 +88,14 @@ fn the_step_loops_do_not_allocate() {
         (
             "mix",
             sep::Model::Mix(sep::MixConfig {
-                cm: cm(),
+                cm: common::small_cm(),
                 neural: None,
             }),
         ),
         (
             "mix + network",
             sep::Model::Mix(sep::MixConfig {
-                cm: cm(),
+                cm: common::small_cm(),
                 neural: Some(network(streams)),
             }),
         ),
