@@ -5,7 +5,10 @@
 //! previous occurrence; a candidate is verified backwards byte by byte, so its
 //! length is exact. While the bits coded so far agree with the predicted byte,
 //! the model predicts its next bit with a confidence learned per match-length
-//! bucket; on the first disagreement it stays silent until the next byte.
+//! bucket and recent misses; on the first disagreement it stays silent until
+//! the next byte. A mispredicted byte does not end the match: the model goes on
+//! following the same pointer (its length counting from 0 again) until it has
+//! missed `MAX_MISSES` times or a fresh lookup finds a verified match.
 //!
 //! The history is the whole block buffer. With several streams coded side by
 //! side, only bytes that the decoder already has may be read: a [`Visibility`]
