@@ -28,21 +28,24 @@
 //! assert_eq!(out, text);
 //! ```
 
+mod apm;
 mod cm;
 mod hashtable;
 mod logistic;
 mod logistic_tables;
 mod matcher;
 mod mixer2;
+mod models;
 mod order2;
 mod prim;
 mod state;
 
+pub use apm::Apm;
 pub use cm::{Cm, CmConfig, CmStream};
 pub use hashtable::NibbleTable;
 pub use logistic::{squash, stretch};
 pub use matcher::{MatchModel, MatchState, Sequential, Visibility};
 pub use mixer2::Mixer2;
 pub use order2::{Order2, Order2Params};
-pub use prim::{AdaptiveProbs, Apm, Mixer, StateMap};
+pub use prim::{AdaptiveProbs, Mixer, StateMap};
 pub use state::{NUM_STATES, STATES, StateTable};

@@ -12,7 +12,8 @@
 //! (context, nibble so far), so the four bits of a nibble touch one cache
 //! line.
 
-use crate::prim::{AdaptiveProbs, Apm, Mixer};
+use crate::apm::Apm;
+use crate::prim::{AdaptiveProbs, Mixer};
 use sep_coder::Coder;
 
 /// Hyperparameters of [`Order2`], stored in the archive header.

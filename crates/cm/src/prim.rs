@@ -1,10 +1,10 @@
-//! Building blocks: adaptive probability tables, a logistic mixer and an
-//! adaptive probability map (APM, also called SSE).
+//! Building blocks: adaptive probability tables, state maps and a logistic
+//! mixer (the APM is in `apm.rs`).
 //!
 //! All state is integer and every update is a fixed integer formula, so
 //! encoder and decoder stay in lock-step on any machine.
 
-use crate::logistic::{squash, stretch};
+use crate::logistic::squash;
 use crate::logistic_tables::STRETCH;
 
 const FLIP: u32 = 1 << 31;
@@ -166,7 +166,7 @@ impl<const N: usize> Mixer<N> {
     /// Mixes `x` with the weight set `ctx`; returns the mix in the stretch
     /// domain (`-2047..=2047`) and remembers its probability
     /// ([`last`](Self::last)) for [`update`](Self::update). Feeding the
-    /// stretched value to [`Apm::refine_stretched`] saves a squash/stretch
+    /// stretched value to [`Apm::refine_stretched`](crate::Apm::refine_stretched) saves a squash/stretch
     /// round trip on the critical path.
     #[inline]
     pub fn mix(&mut self, x: [i32; N], ctx: usize) -> i32 {
@@ -197,73 +197,6 @@ impl<const N: usize> Mixer<N> {
         for (w, &x) in w.iter_mut().zip(&self.x) {
             *w = w.wrapping_add((x * err) >> 14);
         }
-    }
-}
-
-/// Adaptive probability map: refines a probability given a context by
-/// interpolating between 33 learned points along the stretch axis.
-///
-/// Each point is stored as its (wrapping, 16-bit) difference from the
-/// identity map, so a zeroed allocation, which the operating system provides
-/// lazily, is a fresh map: creating one costs nothing whatever its size.
-#[derive(Debug, Clone)]
-pub struct Apm {
-    t: Vec<u16>,
-    identity: [u16; 33],
-    index: usize,
-    rate: u32,
-}
-
-impl Apm {
-    /// `contexts` maps, each starting as the identity; `rate` is the
-    /// adaptation shift (larger is slower, about 6..=8).
-    pub fn new(contexts: usize, rate: u32) -> Self {
-        let mut identity = [0u16; 33];
-        for (j, v) in identity.iter_mut().enumerate() {
-            *v = squash((j as i32 - 16) * 128).min(65535) as u16;
-        }
-        Apm {
-            t: vec![0; contexts * 33],
-            identity,
-            index: 0,
-            rate,
-        }
-    }
-
-    #[inline]
-    fn point(&self, i: usize) -> u32 {
-        u32::from(self.identity[i % 33].wrapping_add(self.t[i]))
-    }
-
-    /// The refined 16-bit probability of `p` in context `ctx`.
-    #[inline]
-    pub fn refine(&mut self, p: u32, ctx: usize) -> u32 {
-        self.refine_stretched(stretch(p), ctx)
-    }
-
-    /// The refined probability of the stretched probability `d`
-    /// (`-2047..=2047`) in context `ctx`.
-    #[inline]
-    pub fn refine_stretched(&mut self, d: i32, ctx: usize) -> u32 {
-        let s = (d.clamp(-2047, 2047) + 2048) as u32; // 1..=4095
-        let lo = (s >> 7) as usize;
-        let w = s & 127;
-        let i = ctx * 33 + lo;
-        self.index = i + usize::from(w >= 64);
-        let (a, b) = (
-            u32::from(self.identity[lo].wrapping_add(self.t[i])),
-            u32::from(self.identity[lo + 1].wrapping_add(self.t[i + 1])),
-        );
-        (a * (128 - w) + b * w) >> 7
-    }
-
-    /// Moves the point nearest to the last refined input towards `bit`.
-    #[inline]
-    pub fn update(&mut self, bit: u32) {
-        let target = if bit == 1 { 65535 } else { 0 };
-        let v = self.point(self.index) as i32;
-        let v = (v + ((target - v) >> self.rate)) as u16;
-        self.t[self.index] = v.wrapping_sub(self.identity[self.index % 33]);
     }
 }
 
@@ -311,23 +244,5 @@ mod tests {
             m.update(bit);
         }
         assert!(cost_late / 1000.0 < 0.05, "{}", cost_late / 1000.0);
-    }
-
-    #[test]
-    fn apm_starts_near_identity_and_adapts() {
-        let mut a = Apm::new(2, 6);
-        for p in [2000u32, 20000, 32768, 50000, 63000] {
-            let r = a.refine(p, 1);
-            assert!(
-                (r as i32 - p as i32).abs() < p.min(65536 - p) as i32 / 8 + 64,
-                "{p} -> {r}"
-            );
-        }
-        for _ in 0..200 {
-            a.refine(32768, 0);
-            a.update(1);
-        }
-        assert!(a.refine(32768, 0) > 60000);
-        assert!((a.refine(32768, 1) as i32 - 32768).abs() < 64);
     }
 }

@@ -1,0 +1,149 @@
+//! The APM stages that refine the mixer's output.
+//!
+//! [`Apm`] is one adaptive probability map (also called SSE);
+//! `ApmChain` is the v1 model's pair of them (order 1 and hashed order 2),
+//! selected by the `apms` bits of the configuration.
+
+use crate::logistic::{squash, stretch};
+
+/// Adaptive probability map: refines a probability given a context by
+/// interpolating between 33 learned points along the stretch axis.
+///
+/// Each point is stored as its (wrapping, 16-bit) difference from the
+/// identity map, so a zeroed allocation, which the operating system provides
+/// lazily, is a fresh map: creating one costs nothing whatever its size.
+#[derive(Debug, Clone)]
+pub struct Apm {
+    t: Vec<u16>,
+    identity: [u16; 33],
+    index: usize,
+    rate: u32,
+}
+
+impl Apm {
+    /// `contexts` maps, each starting as the identity; `rate` is the
+    /// adaptation shift (larger is slower, about 6..=8).
+    pub fn new(contexts: usize, rate: u32) -> Self {
+        let mut identity = [0u16; 33];
+        for (j, v) in identity.iter_mut().enumerate() {
+            *v = squash((j as i32 - 16) * 128).min(65535) as u16;
+        }
+        Apm {
+            t: vec![0; contexts * 33],
+            identity,
+            index: 0,
+            rate,
+        }
+    }
+
+    #[inline]
+    fn point(&self, i: usize) -> u32 {
+        u32::from(self.identity[i % 33].wrapping_add(self.t[i]))
+    }
+
+    /// The refined 16-bit probability of `p` in context `ctx`.
+    #[inline]
+    pub fn refine(&mut self, p: u32, ctx: usize) -> u32 {
+        self.refine_stretched(stretch(p), ctx)
+    }
+
+    /// The refined probability of the stretched probability `d`
+    /// (`-2047..=2047`) in context `ctx`.
+    #[inline]
+    pub fn refine_stretched(&mut self, d: i32, ctx: usize) -> u32 {
+        let s = (d.clamp(-2047, 2047) + 2048) as u32; // 1..=4095
+        let lo = (s >> 7) as usize;
+        let w = s & 127;
+        let i = ctx * 33 + lo;
+        self.index = i + usize::from(w >= 64);
+        let (a, b) = (
+            u32::from(self.identity[lo].wrapping_add(self.t[i])),
+            u32::from(self.identity[lo + 1].wrapping_add(self.t[i + 1])),
+        );
+        (a * (128 - w) + b * w) >> 7
+    }
+
+    /// Moves the point nearest to the last refined input towards `bit`.
+    #[inline]
+    pub fn update(&mut self, bit: u32) {
+        let target = if bit == 1 { 65535 } else { 0 };
+        let v = self.point(self.index) as i32;
+        let v = (v + ((target - v) >> self.rate)) as u16;
+        self.t[self.index] = v.wrapping_sub(self.identity[self.index % 33]);
+    }
+}
+
+/// The v1 model's APM stage: bit 0 of `apms` an APM on the previous byte,
+/// bit 1 one on a hash of the last two bytes, averaged with the mixer's
+/// output.
+#[derive(Debug, Clone)]
+pub(crate) struct ApmChain {
+    apms: u8,
+    order1: Apm,
+    order2: Apm,
+}
+
+impl ApmChain {
+    /// The APMs that the `apms` bits select (the others take no memory).
+    pub fn new(apms: u8) -> Self {
+        ApmChain {
+            apms,
+            order1: Apm::new(if apms & 1 != 0 { 1 << 16 } else { 0 }, 7),
+            order2: Apm::new(if apms & 2 != 0 { 1 << 16 } else { 0 }, 7),
+        }
+    }
+
+    /// The final probability from the mixer's probability `pm` and its
+    /// stretched form `d`; `c0` is the partial byte, `c1` the previous byte,
+    /// `h2` an 8-bit hash of the last two bytes.
+    #[inline]
+    pub fn refine(&mut self, pm: u32, d: i32, c0: u32, c1: u32, h2: usize) -> u32 {
+        let o1 = (c0 | c1 << 8) as usize;
+        let o2 = c0 as usize | h2 << 8;
+        match self.apms {
+            0 => pm,
+            1 => (pm + 3 * self.order1.refine_stretched(d, o1) + 2) >> 2,
+            2 => (pm + 3 * self.order2.refine_stretched(d, o2) + 2) >> 2,
+            _ => {
+                let a1 = self.order1.refine_stretched(d, o1);
+                let a2 = self.order2.refine_stretched(d, o2);
+                (2 * pm + 3 * a1 + 3 * a2 + 4) >> 3
+            }
+        }
+        .clamp(1, 65535)
+    }
+
+    /// Trains the APMs that [`refine`](Self::refine) used.
+    #[inline]
+    pub fn update(&mut self, bit: u32) {
+        if self.apms & 1 != 0 {
+            self.order1.update(bit);
+        }
+        if self.apms & 2 != 0 {
+            self.order2.update(bit);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn apm_starts_near_identity_and_adapts() {
+        let mut a = Apm::new(2, 6);
+        for p in [2000u32, 20000, 32768, 50000, 63000] {
+            let r = a.refine(p, 1);
+            assert!(
+                (r as i32 - p as i32).abs() < p.min(65536 - p) as i32 / 8 + 64,
+                "{p} -> {r}"
+            );
+        }
+        for _ in 0..200 {
+            a.refine(32768, 0);
+            a.update(1);
+        }
+        assert!(a.refine(32768, 0) > 60000);
+        assert!((a.refine(32768, 1) as i32 - 32768).abs() < 64);
+    }
+}

@@ -1,0 +1,201 @@
+//! The parameters of the context-mixing model (doc/FORMAT.md section 4.10):
+//! which context families it uses, and its table sizes.
+
+use crate::models::order::LONG_ORDERS;
+
+/// Which contexts the model uses, and its table sizes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CmConfig {
+    /// Bit `k - 1` set: use the order-`k` context (`k` in 1..=7).
+    pub orders: u8,
+    /// Word contexts (current word; current and previous word).
+    pub word: bool,
+    /// Sparse contexts (bytes -2, -3, -4, and -2 with -4).
+    pub sparse: bool,
+    /// Record contexts (the bytes one and two records above, with the last
+    /// byte), with the record length detected from the data.
+    pub record: bool,
+    /// Bit `i` set: use the hash of the last `LONG_ORDERS[i]` bytes
+    /// (8, 12, 16, 24) as a context.
+    pub long: u8,
+    /// Shortest match of a second match model for long repeats; 0 turns it
+    /// off.
+    pub match2_min: u8,
+    /// Shortest match the match model follows; 0 turns it off.
+    pub match_min: u8,
+    /// log2 of the bytes of the shared context table (`16..=30`).
+    pub table_bits: u8,
+    /// log2 of the match model's hash slots (`10..=28`).
+    pub match_bits: u8,
+    /// Mixer weight-set selectors, bit `k` for selector `k`: the match state,
+    /// the partial byte, the previous byte, and how many contexts have been
+    /// seen (with the bit position). At least one.
+    pub selectors: u8,
+    /// APMs, bit 0: order 1 (previous byte), bit 1: hashed order 2.
+    pub apms: u8,
+    /// Image contexts for blocks that start with a PNM (P5/P6) header:
+    /// neighbouring pixels of the same channel.
+    pub image: bool,
+}
+
+impl CmConfig {
+    /// Bytes of memory the model allocates (one model serves all streams).
+    pub fn memory_bytes(&self) -> u64 {
+        let slots = self.contexts() as u64;
+        (1u64 << self.table_bits)
+            + (u64::from(self.match_min > 0) + u64::from(self.match2_min > 0))
+                * (4u64 << self.match_bits)
+            + u64::from(self.apms.count_ones()) * 2 * 33 * 65536
+            + 4 * 256 * (slots + 1)
+            + 4 * 1024 * 24
+    }
+
+    /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the
+    /// configured sizes, capped at what the block can use (a context table
+    /// of `2^(log2(len) + 9)` bytes, a match table of `2^(log2(len) + 1)`
+    /// slots; at least 2^16 and 2^10). Small inputs then touch, and pay for,
+    /// little memory.
+    pub fn effective_bits(&self, block_len: usize) -> (u8, u8) {
+        let log = (usize::BITS - block_len.max(1).leading_zeros()) as u8;
+        (
+            self.table_bits.min((log + 9).max(16)),
+            self.match_bits.min((log + 1).max(10)),
+        )
+    }
+
+    /// Checks the limits of doc/FORMAT.md.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.orders & 0x80 != 0 {
+            return Err("order bit 7 (order 8) is reserved".into());
+        }
+        if !(16..=30).contains(&self.table_bits) {
+            return Err(format!("table_bits {} outside 16..=30", self.table_bits));
+        }
+        if !(10..=28).contains(&self.match_bits) {
+            return Err(format!("match_bits {} outside 10..=28", self.match_bits));
+        }
+        if self.match_min > 64 || self.match2_min > 64 {
+            return Err(format!(
+                "match lengths {} / {} above 64",
+                self.match_min, self.match2_min
+            ));
+        }
+        if self.long & 0xF0 != 0 {
+            return Err("long-context bits 4..7 are reserved".into());
+        }
+        if self.selectors == 0 || self.selectors & 0xF0 != 0 {
+            return Err(format!(
+                "selectors {:#x}: at least one of bits 0..3, no other",
+                self.selectors
+            ));
+        }
+        if self.apms & 0xFC != 0 {
+            return Err(format!("apms {:#x}: only bits 0 and 1", self.apms));
+        }
+        Ok(())
+    }
+
+    /// Serialised form (12 bytes): `orders, word, sparse, record, long,
+    /// match_min, match2_min, table_bits, match_bits, selectors, apms,
+    /// image`.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        vec![
+            self.orders,
+            u8::from(self.word),
+            u8::from(self.sparse),
+            u8::from(self.record),
+            self.long,
+            self.match_min,
+            self.match2_min,
+            self.table_bits,
+            self.match_bits,
+            self.selectors,
+            self.apms,
+            u8::from(self.image),
+        ]
+    }
+
+    /// Parses and validates [`to_bytes`](Self::to_bytes)'s form.
+    pub fn from_bytes(b: &[u8]) -> Result<Self, String> {
+        let [
+            orders,
+            word,
+            sparse,
+            record,
+            long,
+            match_min,
+            match2_min,
+            table_bits,
+            match_bits,
+            selectors,
+            apms,
+            image,
+        ] = b
+        else {
+            return Err(format!("CM parameters are {} bytes, expected 12", b.len()));
+        };
+        let flag = |v: u8, name: &str| match v {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(format!("CM flag {name} is {v}, must be 0 or 1")),
+        };
+        let c = CmConfig {
+            orders: *orders,
+            word: flag(*word, "word")?,
+            sparse: flag(*sparse, "sparse")?,
+            record: flag(*record, "record")?,
+            long: *long,
+            match_min: *match_min,
+            match2_min: *match2_min,
+            table_bits: *table_bits,
+            match_bits: *match_bits,
+            selectors: *selectors,
+            apms: *apms,
+            image: flag(*image, "image")?,
+        };
+        c.validate()?;
+        Ok(c)
+    }
+
+    /// One line for listings.
+    pub fn describe(&self) -> String {
+        let orders: Vec<String> = (1..=7)
+            .filter(|k| self.orders & (1 << (k - 1)) != 0)
+            .map(|k| k.to_string())
+            .collect();
+        let long: Vec<String> = (0..4)
+            .filter(|i| self.long & (1 << i) != 0)
+            .map(|i| LONG_ORDERS[i].to_string())
+            .collect();
+        format!(
+            "cm (orders {}{}{}{}{}; match {}{}; table 2^{}, match table 2^{})",
+            if orders.is_empty() {
+                "none".into()
+            } else {
+                orders.join(",")
+            },
+            if long.is_empty() {
+                String::new()
+            } else {
+                format!(",{}", long.join(","))
+            },
+            if self.word { ", word" } else { "" },
+            if self.sparse { ", sparse" } else { "" },
+            if self.record { ", record" } else { "" },
+            self.match_min,
+            if self.match2_min > 0 {
+                format!("+{}", self.match2_min)
+            } else {
+                String::new()
+            },
+            self.table_bits,
+            self.match_bits
+        )
+    }
+
+    /// How many hashed contexts the configuration selects (the sum over
+    /// its families, see `cm/mod.rs`).
+    pub(crate) fn contexts(&self) -> usize {
+        super::families(self).iter().map(|f| f.contexts()).sum()
+    }
+}

@@ -1,0 +1,441 @@
+//! The context-mixing model of `model_id` 3 (mix), CM version 1: many
+//! context models, a match model and (optionally) a neural prediction,
+//! mixed per bit.
+//!
+//! **Frozen.** Archives of format version 1 decode with this code forever:
+//! nothing here, nor in the families and building blocks it uses
+//! (`models/`, `matcher.rs`, `mixer2.rs`, `apm.rs`, `prim.rs`, `state.rs`,
+//! `hashtable.rs`, `logistic_tables.rs`), may change a coded bit. New
+//! behaviour is a new model (a new CM version in the mix parameters, or a new
+//! `model_id` / format version), documented in doc/FORMAT.md.
+//!
+//! For every byte the model hashes the contexts of its families (orders 1 to
+//! 7 and long orders, the current and previous word, image neighbours,
+//! sparse byte pairs, the bytes one and two records above: [`families`]),
+//! finds each context's nibble bucket in a shared [`NibbleTable`], and for
+//! each bit turns every context's bit history into a probability with an
+//! adaptive map per context. Those, an order-0 prediction, the match models'
+//! predictions, the neural network's probability of the bit (when a 256-way
+//! distribution is given) and a bias are mixed by a [`Mixer2`] whose weight
+//! sets are chosen by the match state, the partial byte, the previous byte
+//! and how many contexts have been seen before; two APMs refine the mix.
+//!
+//! All arithmetic is integer: encoder and decoder agree on every machine.
+//!
+//! Several streams may share one model (the neural engine codes its streams
+//! side by side): statistics are shared, each stream keeps its own history
+//! ([`CmStream`]) and the match model reads only bytes the decoder already has
+//! ([`Visibility`]).
+
+mod config;
+mod stream;
+
+pub use config::CmConfig;
+pub use stream::CmStream;
+
+use crate::apm::ApmChain;
+use crate::hashtable::NibbleTable;
+use crate::logistic::stretch;
+use crate::matcher::{MatchModel, Visibility};
+use crate::mixer2::Mixer2;
+use crate::models::image::ImageContexts;
+use crate::models::order::OrderContexts;
+use crate::models::record::RecordContexts;
+use crate::models::sparse::SparseContexts;
+use crate::models::word::WordContexts;
+use crate::models::{ByteCtx, ContextModel, hash2};
+use crate::prim::{AdaptiveProbs, StateMap};
+use crate::state::STATES;
+use sep_coder::{Coder, FreqTable};
+
+/// The hashed-context families of a configuration, in mixer order: the
+/// registration list of the v1 model.
+pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
+    let mut f: Vec<Box<dyn ContextModel>> = Vec::new();
+    f.push(Box::new(OrderContexts::new(config.orders, config.long)));
+    if config.word {
+        f.push(Box::new(WordContexts));
+    }
+    if config.image {
+        f.push(Box::new(ImageContexts::new()));
+    }
+    if config.sparse {
+        f.push(Box::new(SparseContexts));
+    }
+    if config.record {
+        f.push(Box::new(RecordContexts));
+    }
+    f
+}
+
+/// The mixer inputs after the hashed contexts, in mixer order: an order-0
+/// prediction, one per match model, the network's (if any), and a bias. The
+/// mixer's size ([`count`](Self::count)) and the inputs set per bit
+/// ([`Cm::set_direct_inputs`]) both follow this declaration.
+#[derive(Debug, Clone, Copy)]
+struct DirectInputs {
+    matchers: usize,
+    neural: bool,
+}
+
+impl DirectInputs {
+    /// Order-0, match models, network, bias.
+    fn count(&self) -> usize {
+        1 + self.matchers + usize::from(self.neural) + 1
+    }
+}
+
+/// The context-mixing model: shared statistics for any number of streams.
+#[derive(Debug)]
+pub struct Cm {
+    families: Vec<Box<dyn ContextModel>>,
+    table: NibbleTable,
+    maps: Vec<StateMap>,
+    order0: AdaptiveProbs,
+    matcher: Option<MatchModel>,
+    matcher2: Option<MatchModel>,
+    neural_input: bool,
+    mixer: Mixer2,
+    apms: ApmChain,
+    selectors: u8,
+    hashes: Vec<u32>,
+    buckets: Vec<usize>,
+    nodes: Vec<usize>,
+    states: Vec<u8>,
+}
+
+impl Cm {
+    /// A fresh model for a block of `block_len` bytes; `neural_input`
+    /// reserves a mixer input for a neural network's distribution (then every
+    /// byte must come with one).
+    ///
+    /// Tables are the configured size, or smaller when the block cannot fill
+    /// them: see [`CmConfig::effective_bits`].
+    pub fn new(config: &CmConfig, neural_input: bool, block_len: usize) -> Self {
+        config.validate().expect("valid CM configuration");
+        let (table_bits, match_bits) = config.effective_bits(block_len);
+        let families = families(config);
+        let contexts: usize = families.iter().map(|f| f.contexts()).sum();
+        let direct = DirectInputs {
+            matchers: usize::from(config.match_min > 0) + usize::from(config.match2_min > 0),
+            neural: neural_input,
+        };
+        let sizes = [1 + 2 * 32, 256, 256, (contexts + 1) * 8];
+        let chosen: Vec<usize> = (0..4)
+            .filter(|k| config.selectors & (1 << k) != 0)
+            .map(|k| sizes[k])
+            .collect();
+        let mixer = Mixer2::new(contexts + direct.count(), &chosen, 8, 6, 2);
+        Cm {
+            families,
+            maps: (0..contexts).map(|_| StateMap::default()).collect(),
+            states: vec![0; contexts],
+            hashes: vec![0; contexts],
+            buckets: vec![0; contexts],
+            nodes: vec![0; contexts],
+            table: NibbleTable::new(table_bits),
+            order0: AdaptiveProbs::new(256, 255),
+            matcher: (config.match_min > 0)
+                .then(|| MatchModel::new(match_bits, config.match_min.into())),
+            matcher2: (config.match2_min > 0)
+                .then(|| MatchModel::new(match_bits, config.match2_min.into())),
+            neural_input,
+            mixer,
+            apms: ApmChain::new(config.apms),
+            selectors: config.selectors,
+        }
+    }
+
+    /// Every family's context hashes for the byte at `pos`.
+    fn context_hashes(&mut self, st: &CmStream, data: &[u8], pos: usize, vis: &dyn Visibility) {
+        let ctx = ByteCtx { data, pos, st, vis };
+        let mut out = &mut self.hashes[..];
+        for f in &self.families {
+            let (mine, rest) = out.split_at_mut(f.contexts());
+            f.hashes(&ctx, mine);
+            out = rest;
+        }
+    }
+
+    /// Loads every context's cache line at once: the misses overlap instead
+    /// of queueing behind each lookup's compare and branch.
+    #[inline]
+    fn touch_all(&self, nibble: Option<u32>) {
+        let mut acc = 0u8;
+        for &h in &self.hashes {
+            acc ^= self.table.touch(nibble.map_or(h, |c0| hash2(h, c0)));
+        }
+        std::hint::black_box(acc);
+    }
+
+    /// Finds every context's bucket for the nibble that starts now (`c0`:
+    /// the partial byte, `None` at the byte's start).
+    #[inline]
+    fn find_buckets(&mut self, nibble: Option<u32>) {
+        self.touch_all(nibble);
+        for (b, &h) in self.buckets.iter_mut().zip(&self.hashes) {
+            *b = self.table.bucket(nibble.map_or(h, |c0| hash2(h, c0)));
+        }
+    }
+
+    /// Sets the inputs of [`DirectInputs`] for bit `i` (partial byte `c0`)
+    /// after the hashed contexts' ones; returns the match selector's context.
+    #[inline]
+    fn set_direct_inputs(
+        &mut self,
+        st: &mut CmStream,
+        c0: u32,
+        i: u32,
+        neural: Option<&FreqTable>,
+    ) -> usize {
+        let mut input = self.maps.len();
+        self.mixer.set(input, stretch(self.order0.p(c0 as usize)));
+        input += 1;
+        let mut match_sel = 0;
+        for (m, ms) in [
+            (self.matcher.as_ref(), &mut st.matcher),
+            (self.matcher2.as_ref(), &mut st.matcher2),
+        ] {
+            if let Some(m) = m {
+                let x = m.input(ms, c0, i);
+                self.mixer.set(input, x);
+                input += 1;
+                if x != 0 && match_sel == 0 {
+                    match_sel = 1 + (ms.len().min(31) << 1) + usize::from(x > 0);
+                }
+            }
+        }
+        if let Some(table) = neural {
+            self.mixer.set(input, neural_input(table, c0, i));
+            input += 1;
+        }
+        self.mixer.set(input, 256);
+        debug_assert_eq!(input + 1, self.mixer.inputs(), "declared inputs");
+        match_sel
+    }
+
+    /// The probability that bit `i` is 1 (`c0`: the partial byte, `nib`: its
+    /// position in the nibble's bucket, `c1`: the previous byte, `h2`: a hash
+    /// of the last two bytes).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn predict_bit(
+        &mut self,
+        st: &mut CmStream,
+        c0: u32,
+        nib: usize,
+        i: u32,
+        c1: u32,
+        h2: usize,
+        neural: Option<&FreqTable>,
+    ) -> u32 {
+        let mut hits = 0;
+        let lane = self.mixer.lane();
+        for ((((x, map), &b), node), state) in lane
+            .iter_mut()
+            .zip(&self.maps)
+            .zip(&self.buckets)
+            .zip(self.nodes.iter_mut())
+            .zip(self.states.iter_mut())
+        {
+            *node = b + nib - 1;
+            let s = self.table.state(*node);
+            *state = s;
+            hits += usize::from(s != 0);
+            *x = map.stretched(s) as i16;
+        }
+        let match_sel = self.set_direct_inputs(st, c0, i, neural);
+        let contexts = [match_sel, c0 as usize, c1 as usize, hits * 8 + i as usize];
+        let mut k = 0;
+        for (j, &ctx) in contexts.iter().enumerate() {
+            if self.selectors & (1 << j) != 0 {
+                self.mixer.select(k, ctx);
+                k += 1;
+            }
+        }
+        self.mixer.select_final(i as usize);
+        let d = self.mixer.mix();
+        let pm = self.mixer.last();
+        self.apms.refine(pm, d, c0, c1, h2)
+    }
+
+    /// Trains everything [`predict_bit`](Self::predict_bit) used on `bit`.
+    #[inline]
+    fn update_bit(&mut self, st: &mut CmStream, c0: u32, bit: u32) {
+        for ((map, &node), &s) in self.maps.iter_mut().zip(&self.nodes).zip(&self.states) {
+            map.update(s, bit, 1023);
+            self.table.set(node, STATES.next(s, bit));
+        }
+        self.order0.update(c0 as usize, bit);
+        if let Some(m) = self.matcher.as_mut() {
+            m.update(&mut st.matcher, bit);
+        }
+        if let Some(m) = self.matcher2.as_mut() {
+            m.update(&mut st.matcher2, bit);
+        }
+        self.mixer.update(bit);
+        self.apms.update(bit);
+    }
+
+    /// Codes (or decodes) the byte at `pos` of the stream with history `st`,
+    /// writes it to `data[pos]` and returns it. `neural` is the network's
+    /// distribution for this byte (required iff the model was built with a
+    /// neural input).
+    pub fn code_byte<C: Coder, V: Visibility>(
+        &mut self,
+        coder: &mut C,
+        st: &mut CmStream,
+        data: &mut [u8],
+        pos: usize,
+        vis: &V,
+        neural: Option<&FreqTable>,
+    ) -> u8 {
+        debug_assert_eq!(neural.is_some(), self.neural_input, "neural input mismatch");
+        self.context_hashes(st, data, pos, vis);
+        self.find_buckets(None);
+        if let Some(m) = self.matcher.as_mut() {
+            m.begin_byte(&mut st.matcher, data, st.start, pos, vis);
+        }
+        if let Some(m) = self.matcher2.as_mut() {
+            m.begin_byte(&mut st.matcher2, data, st.start, pos, vis);
+        }
+        let byte = u32::from(data[pos]);
+        let c1 = st.c4 & 0xFF;
+        let c2 = (st.c4 >> 8) & 0xFF;
+        let h2 = (hash2(c1, c2 | 0x1_0000) >> 24) as usize;
+        let mut c0 = 1u32;
+        let mut nib = 1usize;
+        for i in (0..8).rev() {
+            if i == 3 {
+                self.find_buckets(Some(c0));
+                nib = 1;
+            }
+            let p = self.predict_bit(st, c0, nib, i, c1, h2, neural);
+            let bit = coder.code_bit((byte >> i) & 1, p);
+            self.update_bit(st, c0, bit);
+            c0 = (c0 << 1) | bit;
+            nib = (nib << 1) | bit as usize;
+        }
+        let b = (c0 & 0xFF) as u8;
+        data[pos] = b;
+        st.observe(data, pos, b);
+        for f in &mut self.families {
+            f.observe(data, pos, b);
+        }
+        b
+    }
+}
+
+/// The neural distribution's probability that bit `i` of the byte is 1,
+/// given the bits so far (`c0`, leading 1), stretched. Integer throughout:
+/// the masses are differences of the quantised cumulative frequencies.
+#[inline]
+pub(crate) fn neural_input(table: &FreqTable, c0: u32, i: u32) -> i32 {
+    let depth = 7 - i;
+    let prefix = c0 ^ (1 << depth);
+    let lo = prefix << (i + 1);
+    let mid = lo + (1 << i);
+    let hi = lo + (2 << i);
+    let (c_lo, c_mid, c_hi) = (
+        table.cum(lo as usize),
+        table.cum(mid as usize),
+        table.cum(hi as usize),
+    );
+    let m0 = u64::from(c_mid - c_lo);
+    let m1 = u64::from(c_hi - c_mid);
+    let p = ((m1 << 16) / (m0 + m1).max(1)).clamp(1, 65535) as u32;
+    stretch(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matcher::Sequential;
+    use sep_coder::{Decoder, Encoder, quantize};
+
+    fn config() -> CmConfig {
+        CmConfig {
+            orders: 0b0011_1111,
+            word: true,
+            sparse: true,
+            record: true,
+            long: 0b0101,
+            match_min: 6,
+            match2_min: 16,
+            table_bits: 18,
+            match_bits: 14,
+            selectors: 0xF,
+            apms: 3,
+            image: true,
+        }
+    }
+
+    fn round_trip(data: &[u8], cfg: &CmConfig) -> usize {
+        let mut enc = Encoder::new();
+        let mut m = Cm::new(cfg, false, data.len());
+        let mut st = CmStream::new(0);
+        let mut buf = data.to_vec();
+        for pos in 0..buf.len() {
+            m.code_byte(&mut enc, &mut st, &mut buf, pos, &Sequential(pos), None);
+        }
+        let bytes = enc.finish();
+        let mut out = vec![0u8; data.len()];
+        let mut dec = Decoder::new(&bytes);
+        let mut m = Cm::new(cfg, false, data.len());
+        let mut st = CmStream::new(0);
+        for pos in 0..out.len() {
+            m.code_byte(&mut dec, &mut st, &mut out, pos, &Sequential(pos), None);
+        }
+        assert_eq!(out, data);
+        bytes.len()
+    }
+
+    #[test]
+    fn round_trips_and_beats_order2_on_repeats() {
+        let text: Vec<u8> = b"the quick brown fox jumps over the lazy dog; "
+            .iter()
+            .cycle()
+            .take(30_000)
+            .copied()
+            .collect();
+        let n = round_trip(&text, &config());
+        assert!(n < 400, "{n}");
+        round_trip(b"", &config());
+        round_trip(&[0], &config());
+    }
+
+    #[test]
+    fn image_model_round_trips_and_helps_an_image() {
+        let mut img = b"P6\n40 30\n255\n".to_vec();
+        for y in 0..30u32 {
+            for x in 0..40u32 {
+                img.extend_from_slice(&[(x * 6) as u8, (y * 8) as u8, ((x + y) * 3) as u8]);
+            }
+        }
+        let with = round_trip(&img, &config());
+        let without = round_trip(
+            &img,
+            &CmConfig {
+                image: false,
+                ..config()
+            },
+        );
+        assert!(
+            with < without,
+            "image contexts did not help: {with} vs {without}"
+        );
+    }
+
+    #[test]
+    fn neural_input_follows_the_distribution() {
+        let mut p = [1e-6f32; 256];
+        p[b'A' as usize] = 1.0;
+        let mut t = FreqTable::default();
+        quantize(&p, &mut t);
+        // 'A' = 0b0100_0001: first bit 0, second 1.
+        assert!(neural_input(&t, 1, 7) < -1500);
+        assert!(neural_input(&t, 0b10, 6) > 1500);
+        // A uniform distribution says nothing.
+        assert_eq!(neural_input(&FreqTable::default(), 1, 7), 0);
+    }
+}

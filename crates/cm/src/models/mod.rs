@@ -1,0 +1,67 @@
+//! Hashed-context model families, one file each.
+//!
+//! A family is a [`ContextModel`]: it declares how many contexts it adds (each
+//! context is one mixer input, through a state map over the bit history that
+//! the shared [`NibbleTable`](crate::NibbleTable) keeps for it) and computes
+//! their hashes once per byte, in the same place. Adding a family is one new
+//! file here plus one registration line where a model assembles its
+//! families (`cm/mod.rs` for the frozen v1 model).
+//!
+//! Families that keep per-stream history (the word and record families)
+//! define that history next to their contexts; [`CmStream`] holds one of each.
+
+use crate::cm::CmStream;
+use crate::matcher::Visibility;
+
+pub(crate) mod image;
+pub(crate) mod order;
+pub(crate) mod record;
+pub(crate) mod sparse;
+pub(crate) mod word;
+
+/// What a family sees of the byte about to be coded.
+pub(crate) struct ByteCtx<'a> {
+    /// The block buffer (only bytes the decoder has may be read: see `vis`).
+    pub data: &'a [u8],
+    /// Block position of the byte about to be coded.
+    pub pos: usize,
+    /// The coding stream's history.
+    pub st: &'a CmStream,
+    /// Which positions the decoder already has.
+    pub vis: &'a dyn Visibility,
+}
+
+impl ByteCtx<'_> {
+    /// The last four bytes of the stream, the last one lowest.
+    #[inline]
+    pub fn c4(&self) -> u32 {
+        self.st.c4
+    }
+
+    /// The four bytes before [`c4`](Self::c4).
+    #[inline]
+    pub fn c8(&self) -> u32 {
+        self.st.c8
+    }
+}
+
+/// A model that contributes inputs to the mixer through hashed contexts.
+pub(crate) trait ContextModel: std::fmt::Debug + Send {
+    /// How many contexts (and so mixer inputs) the family adds.
+    fn contexts(&self) -> usize;
+
+    /// Writes the hash of each of the family's contexts for the byte at
+    /// `ctx.pos` to `out` (`out.len() == self.contexts()`).
+    fn hashes(&self, ctx: &ByteCtx<'_>, out: &mut [u32]);
+
+    /// Sees the byte just coded at `pos` (the block's bytes before it are in
+    /// `data`). Families that keep block-level state override this.
+    fn observe(&mut self, _data: &[u8], _pos: usize, _byte: u8) {}
+}
+
+/// The hash of two words that every family builds its contexts from.
+#[inline]
+pub(crate) fn hash2(a: u32, b: u32) -> u32 {
+    let h = a.wrapping_mul(0x9E37_79B1) ^ b.wrapping_mul(0x85EB_CA77).rotate_left(15);
+    (h ^ (h >> 15)).wrapping_mul(0xC2B2_AE3D) ^ (h >> 13)
+}
