@@ -72,6 +72,7 @@ pub fn tiny_cm() -> CmConfig {
         selectors: 0xF,
         apms: 3,
         image: true,
+        revision: 0,
     }
 }
 

@@ -2,7 +2,7 @@
 //! size, bits per byte and speed; with `--verify` also decodes.
 //!
 //! `cargo run --release -p sep-cm --example cm_bench -- [--orders 0x3f] [--no-word]
-//!  [--no-sparse] [--no-record] [--match N] [--table-bits B] [--verify] FILE...`
+//!  [--no-sparse] [--no-record] [--match N] [--table-bits B] [--revision R] [--verify] FILE...`
 use sep_cm::{Cm, CmConfig, CmStream, Sequential};
 use sep_coder::{Decoder, Encoder};
 use std::time::Instant;
@@ -21,6 +21,7 @@ fn main() {
         selectors: 0xF,
         apms: 3,
         image: true,
+        revision: 0,
     };
     let mut verify = false;
     let mut streams = 1usize;
@@ -48,6 +49,7 @@ fn main() {
             }
             "--apms" => cfg.apms = args.next().unwrap().parse().unwrap(),
             "--no-image" => cfg.image = false,
+            "--revision" => cfg.revision = args.next().unwrap().parse().unwrap(),
             "--streams" => streams = args.next().unwrap().parse().unwrap(),
             "--verify" => verify = true,
             f => files.push(f.to_string()),

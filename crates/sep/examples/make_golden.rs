@@ -89,6 +89,7 @@ fn small_cm() -> CmConfig {
         selectors: 0xF,
         apms: 3,
         image: true,
+        revision: 0,
     }
 }
 

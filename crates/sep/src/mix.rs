@@ -32,6 +32,7 @@ pub(crate) fn full_cm(table_bits: u8) -> CmConfig {
         selectors: 0xF,
         apms: 3,
         image: true,
+        revision: 0,
     }
 }
 
@@ -95,7 +96,7 @@ impl MixConfig {
 
     /// Serialised `params` (doc/FORMAT.md section 4.9).
     pub(crate) fn to_params(&self) -> Vec<u8> {
-        let mut p = vec![u8::from(self.neural.is_some()), 0, 0, 0];
+        let mut p = vec![u8::from(self.neural.is_some()), self.cm.revision, 0, 0];
         p.extend_from_slice(&self.cm.to_bytes());
         if let Some(n) = &self.neural {
             p.extend_from_slice(&n.to_params());
@@ -111,10 +112,14 @@ impl MixConfig {
                 p.len()
             ));
         }
-        if p[0] > 1 || p[1..4] != [0, 0, 0] {
+        if p[0] > 1 || p[2..4] != [0, 0] {
             return Err(format!("mix flags {:#x} / reserved bytes invalid", p[0]));
         }
-        let cm = CmConfig::from_bytes(&p[4..16])?;
+        let cm = CmConfig {
+            revision: p[1],
+            ..CmConfig::from_bytes(&p[4..16])?
+        };
+        cm.validate()?;
         let neural = if p[0] == 1 {
             Some(NeuralConfig::from_params(&p[16..], streams, context)?)
         } else {

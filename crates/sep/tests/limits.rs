@@ -83,6 +83,7 @@ fn mix_params(table_bits: u8, match_bits: u8) -> Vec<u8> {
                 selectors: 0xF,
                 apms: 3,
                 image: true,
+                revision: 0,
             },
             neural: None,
         }),

@@ -36,6 +36,12 @@ pub struct CmConfig {
     /// Image contexts for blocks that start with a PNM (P5/P6) header:
     /// neighbouring pixels of the same channel.
     pub image: bool,
+    /// The model's revision: 0 is the frozen v1 model; 1 adds data-type
+    /// detection at the start of a block (WAV audio, PNM images), switching
+    /// to the audio or image model set where a header says so
+    /// (doc/FORMAT.md section 4.11). Not part of [`to_bytes`](Self::to_bytes):
+    /// the mix parameters carry it.
+    pub revision: u8,
 }
 
 impl CmConfig {
@@ -48,6 +54,7 @@ impl CmConfig {
             + u64::from(self.apms.count_ones()) * 2 * 33 * 65536
             + 4 * 256 * (slots + 1)
             + 4 * 1024 * 24
+            + if self.revision > 0 { 1 << 20 } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the
@@ -88,6 +95,9 @@ impl CmConfig {
                 "selectors {:#x}: at least one of bits 0..3, no other",
                 self.selectors
             ));
+        }
+        if self.revision > 1 {
+            return Err(format!("CM revision {} unknown (0 or 1)", self.revision));
         }
         if self.apms & 0xFC != 0 {
             return Err(format!("apms {:#x}: only bits 0 and 1", self.apms));
@@ -152,6 +162,7 @@ impl CmConfig {
             selectors: *selectors,
             apms: *apms,
             image: flag(*image, "image")?,
+            revision: 0,
         };
         c.validate()?;
         Ok(c)
@@ -168,7 +179,8 @@ impl CmConfig {
             .map(|i| LONG_ORDERS[i].to_string())
             .collect();
         format!(
-            "cm (orders {}{}{}{}{}; match {}{}; table 2^{}, match table 2^{})",
+            "cm{} (orders {}{}{}{}{}; match {}{}; table 2^{}, match table 2^{})",
+            if self.revision > 0 { "2" } else { "" },
             if orders.is_empty() {
                 "none".into()
             } else {

@@ -38,7 +38,10 @@ use crate::hashtable::NibbleTable;
 use crate::logistic::stretch;
 use crate::matcher::{MatchModel, Visibility};
 use crate::mixer2::Mixer2;
+use crate::models::audio::AudioContexts;
+use crate::models::detect::{DataKind, Detector};
 use crate::models::image::ImageContexts;
+use crate::models::pixel::PixelContexts;
 use crate::models::order::OrderContexts;
 use crate::models::record::RecordContexts;
 use crate::models::sparse::SparseContexts;
@@ -66,6 +69,21 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
         f.push(Box::new(RecordContexts));
     }
     f
+}
+
+/// The hashed-context families that replace a configuration's after a
+/// revision-1 model detects the kind of a block (doc/FORMAT.md 4.11).
+pub(crate) fn kind_families(kind: DataKind) -> Vec<Box<dyn ContextModel>> {
+    match kind {
+        DataKind::Audio(a) => vec![
+            Box::new(OrderContexts::new(0b11, 0)),
+            Box::new(AudioContexts::new(a)),
+        ],
+        DataKind::Image(i) => vec![
+            Box::new(OrderContexts::new(0b11, 0)),
+            Box::new(PixelContexts::new(i)),
+        ],
+    }
 }
 
 /// The mixer inputs after the hashed contexts, in mixer order: an order-0
@@ -98,6 +116,9 @@ pub struct Cm {
     mixer: Mixer2,
     apms: ApmChain,
     selectors: u8,
+    direct: DirectInputs,
+    /// Revision 1 without a network: watches the block's start for a header.
+    detector: Option<Detector>,
     hashes: Vec<u32>,
     buckets: Vec<usize>,
     nodes: Vec<usize>,
@@ -114,25 +135,17 @@ impl Cm {
     pub fn new(config: &CmConfig, neural_input: bool, block_len: usize) -> Self {
         config.validate().expect("valid CM configuration");
         let (table_bits, match_bits) = config.effective_bits(block_len);
-        let families = families(config);
-        let contexts: usize = families.iter().map(|f| f.contexts()).sum();
         let direct = DirectInputs {
             matchers: usize::from(config.match_min > 0) + usize::from(config.match2_min > 0),
             neural: neural_input,
         };
-        let sizes = [1 + 2 * 32, 256, 256, (contexts + 1) * 8];
-        let chosen: Vec<usize> = (0..4)
-            .filter(|k| config.selectors & (1 << k) != 0)
-            .map(|k| sizes[k])
-            .collect();
-        let mixer = Mixer2::new(contexts + direct.count(), &chosen, 8, 6, 2);
-        Cm {
-            families,
-            maps: (0..contexts).map(|_| StateMap::default()).collect(),
-            states: vec![0; contexts],
-            hashes: vec![0; contexts],
-            buckets: vec![0; contexts],
-            nodes: vec![0; contexts],
+        let mut cm = Cm {
+            families: Vec::new(),
+            maps: Vec::new(),
+            states: Vec::new(),
+            hashes: Vec::new(),
+            buckets: Vec::new(),
+            nodes: Vec::new(),
             table: NibbleTable::new(table_bits),
             order0: AdaptiveProbs::new(256, 255),
             matcher: (config.match_min > 0)
@@ -140,10 +153,33 @@ impl Cm {
             matcher2: (config.match2_min > 0)
                 .then(|| MatchModel::new(match_bits, config.match2_min.into())),
             neural_input,
-            mixer,
+            mixer: Mixer2::new(1, &[1], 1, 6, 2),
             apms: ApmChain::new(config.apms),
             selectors: config.selectors,
-        }
+            direct,
+            detector: (config.revision == 1 && !neural_input).then(Detector::new),
+        };
+        cm.install(families(config));
+        cm
+    }
+
+    /// Makes `families` the model's hashed contexts, with fresh state maps
+    /// and a fresh mixer sized for them (the context table, order-0, match
+    /// models and APMs keep what they learned).
+    fn install(&mut self, families: Vec<Box<dyn ContextModel>>) {
+        let contexts: usize = families.iter().map(|f| f.contexts()).sum();
+        let sizes = [1 + 2 * 32, 256, 256, (contexts + 1) * 8];
+        let chosen: Vec<usize> = (0..4)
+            .filter(|k| self.selectors & (1 << k) != 0)
+            .map(|k| sizes[k])
+            .collect();
+        self.mixer = Mixer2::new(contexts + self.direct.count(), &chosen, 8, 6, 2);
+        self.families = families;
+        self.maps = (0..contexts).map(|_| StateMap::default()).collect();
+        self.states = vec![0; contexts];
+        self.hashes = vec![0; contexts];
+        self.buckets = vec![0; contexts];
+        self.nodes = vec![0; contexts];
     }
 
     /// Every family's context hashes for the byte at `pos`.
@@ -322,6 +358,11 @@ impl Cm {
         for f in &mut self.families {
             f.observe(data, pos, b);
         }
+        if let Some(d) = self.detector.as_mut()
+            && let Some(kind) = d.observe(pos, b)
+        {
+            self.install(kind_families(kind));
+        }
         b
     }
 }
@@ -367,6 +408,7 @@ mod tests {
             selectors: 0xF,
             apms: 3,
             image: true,
+            revision: 0,
         }
     }
 

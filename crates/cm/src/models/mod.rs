@@ -13,8 +13,11 @@
 use crate::cm::CmStream;
 use crate::matcher::Visibility;
 
+pub(crate) mod audio;
+pub(crate) mod detect;
 pub(crate) mod image;
 pub(crate) mod order;
+pub(crate) mod pixel;
 pub(crate) mod record;
 pub(crate) mod sparse;
 pub(crate) mod word;

@@ -137,6 +137,7 @@ pub fn small_cm() -> sep::CmConfig {
         selectors: 0xF,
         apms: 3,
         image: true,
+        revision: 0,
     }
 }
 
