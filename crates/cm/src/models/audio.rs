@@ -23,7 +23,10 @@ pub(crate) struct AudioInfo {
 }
 
 fn le16(b: &[u8], at: usize) -> Option<usize> {
-    Some(usize::from(u16::from_le_bytes([*b.get(at)?, *b.get(at + 1)?])))
+    Some(usize::from(u16::from_le_bytes([
+        *b.get(at)?,
+        *b.get(at + 1)?,
+    ])))
 }
 
 fn le32(b: &[u8], at: usize) -> Option<usize> {
@@ -213,7 +216,7 @@ impl ContextModel for AudioContexts {
             channels,
             bytes,
         } = self.info;
-        if pos < start || (pos - start + 1) % bytes != 0 {
+        if pos < start || !(pos - start + 1).is_multiple_of(bytes) {
             return;
         }
         let first = pos + 1 - bytes;
