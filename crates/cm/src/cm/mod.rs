@@ -76,11 +76,11 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
 pub(crate) fn kind_families(kind: DataKind) -> Vec<Box<dyn ContextModel>> {
     match kind {
         DataKind::Audio(a) => vec![
-            Box::new(OrderContexts::new(0b11, 0)),
+            Box::new(OrderContexts::new(0, 0)),
             Box::new(AudioContexts::new(a)),
         ],
         DataKind::Image(i) => vec![
-            Box::new(OrderContexts::new(0b11, 0)),
+            Box::new(OrderContexts::new(0b111, 0)),
             Box::new(PixelContexts::new(i)),
         ],
     }

@@ -112,7 +112,7 @@ impl Lms {
     }
 }
 
-/// The audio family (8 contexts).
+/// The audio family (10 contexts).
 #[derive(Debug, Clone)]
 pub(crate) struct AudioContexts {
     info: AudioInfo,
@@ -150,7 +150,7 @@ fn magnitude(v: i32) -> u32 {
 
 impl ContextModel for AudioContexts {
     fn contexts(&self) -> usize {
-        8
+        10
     }
 
     fn hashes(&self, ctx: &ByteCtx<'_>, out: &mut [u32]) {
@@ -205,6 +205,16 @@ impl ContextModel for AudioContexts {
         out[5] = hash2(hash2(e[1], e[4]), tag | 5 << 8);
         out[6] = hash2(hash2(e[2], noise), tag | 6 << 8);
         out[7] = hash2(hash2(ctx.c4() & 0xFF, noise), tag | 7 << 8);
+        // Finer: where in the high byte's range a prediction falls.
+        let fine = |v: i32| -> u32 {
+            if bytes == 2 && bis == 1 {
+                ((v - i32::from(data[pos - 1])) >> 5) as u32 & 0xFFF
+            } else {
+                implied(v)
+            }
+        };
+        out[8] = hash2(hash2(fine(p[4]), noise), tag | 8 << 8);
+        out[9] = hash2(hash2(fine(p[1]), fine(p[3])), tag | 9 << 8);
         for h in out.iter_mut() {
             *h = hash2(*h, 0x800);
         }
