@@ -1,0 +1,245 @@
+//! Round trip and determinism of the context-mixing model, revision 0 (the
+//! frozen v1 model) and revision 1 (data-type detection with the audio and
+//! pixel families), on inputs that exercise every family, headers that lie,
+//! and side-by-side streams.
+
+use sep_cm::{Cm, CmConfig, CmStream, Sequential, Visibility};
+use sep_coder::{Decoder, Encoder};
+
+fn config(revision: u8) -> CmConfig {
+    CmConfig {
+        orders: 0b0011_1111,
+        word: true,
+        sparse: true,
+        record: true,
+        long: 0b0001,
+        match_min: 5,
+        match2_min: 12,
+        table_bits: 18,
+        match_bits: 14,
+        selectors: 0xF,
+        apms: 3,
+        image: true,
+        revision,
+    }
+}
+
+/// Encodes `data` as one stream, decodes it, checks the result; returns the
+/// coded bytes.
+fn round_trip(data: &[u8], cfg: &CmConfig) -> Vec<u8> {
+    let mut enc = Encoder::new();
+    let mut m = Cm::new(cfg, false, data.len());
+    let mut st = CmStream::new(0);
+    let mut buf = data.to_vec();
+    for pos in 0..buf.len() {
+        m.code_byte(&mut enc, &mut st, &mut buf, pos, &Sequential(pos), None);
+    }
+    assert_eq!(buf, data, "the encoder changed its input");
+    let bytes = enc.finish();
+    let mut out = vec![0u8; data.len()];
+    let mut dec = Decoder::new(&bytes);
+    let mut m = Cm::new(cfg, false, data.len());
+    let mut st = CmStream::new(0);
+    for pos in 0..out.len() {
+        m.code_byte(&mut dec, &mut st, &mut out, pos, &Sequential(pos), None);
+    }
+    assert!(
+        out == data,
+        "decoded bytes differ (revision {})",
+        cfg.revision
+    );
+    bytes
+}
+
+fn noise(len: usize, seed: u64) -> Vec<u8> {
+    let mut s = seed | 1;
+    (0..len)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 24) as u8
+        })
+        .collect()
+}
+
+fn wav_header(channels: u16, bits: u16, data_len: u32) -> Vec<u8> {
+    let mut h = b"RIFF".to_vec();
+    h.extend((36 + data_len).to_le_bytes());
+    h.extend(b"WAVEfmt ");
+    h.extend(16u32.to_le_bytes());
+    h.extend(1u16.to_le_bytes());
+    h.extend(channels.to_le_bytes());
+    h.extend(8000u32.to_le_bytes());
+    h.extend((8000 * u32::from(channels * bits / 8)).to_le_bytes());
+    h.extend((channels * bits / 8).to_le_bytes());
+    h.extend(bits.to_le_bytes());
+    h.extend(b"data");
+    h.extend(data_len.to_le_bytes());
+    h
+}
+
+/// A WAV file of a two-tone signal (integer arithmetic: a recurrence
+/// oscillator), `frames` frames.
+fn tone_wav(channels: u16, bits: u16, frames: usize) -> Vec<u8> {
+    let mut out = wav_header(
+        channels,
+        bits,
+        (frames * usize::from(channels * bits / 8)) as u32,
+    );
+    let (mut a, mut b) = (0i64, 9000i64);
+    for t in 0..frames {
+        // x'' = -k x: a rotation by a small angle, in fixed point.
+        a += b * 3 / 64;
+        b -= a * 3 / 64;
+        for c in 0..channels {
+            let v = (a + i64::from(c) * (t as i64 % 7) * 40) as i32;
+            if bits == 16 {
+                out.extend((v.clamp(-32768, 32767) as i16).to_le_bytes());
+            } else {
+                out.push(((v >> 8).clamp(-128, 127) + 128) as u8);
+            }
+        }
+    }
+    out
+}
+
+/// A P6 image of smooth gradients.
+fn gradient_ppm(w: u32, h: u32) -> Vec<u8> {
+    let mut img = format!("P6\n{w} {h}\n255\n").into_bytes();
+    for y in 0..h {
+        for x in 0..w {
+            img.extend([(x * 5 + y) as u8, (y * 7) as u8, ((x + y) * 3) as u8]);
+        }
+    }
+    img
+}
+
+#[test]
+fn both_revisions_round_trip_every_kind_of_input() {
+    let text: Vec<u8> = b"the quick brown fox jumps over the lazy dog; "
+        .iter()
+        .cycle()
+        .take(20_000)
+        .copied()
+        .collect();
+    let inputs = [
+        Vec::new(),
+        vec![7],
+        text,
+        noise(5000, 3),
+        tone_wav(2, 16, 3000),
+        tone_wav(1, 8, 3000),
+        tone_wav(1, 16, 2000),
+        gradient_ppm(40, 30),
+        b"P5\n7 3\n255\n"
+            .iter()
+            .copied()
+            .chain(noise(21, 5))
+            .collect(),
+    ];
+    for data in &inputs {
+        for revision in [0, 1] {
+            round_trip(data, &config(revision));
+        }
+    }
+}
+
+#[test]
+fn revision_1_is_revision_0_without_a_header() {
+    // Without a WAV or PNM header the detector never switches: same bits.
+    let data = noise(3000, 11);
+    assert_eq!(round_trip(&data, &config(0)), round_trip(&data, &config(1)));
+    let text = b"RIFF but not a wave file at all, just text. ".repeat(50);
+    assert_eq!(round_trip(&text, &config(0)), round_trip(&text, &config(1)));
+}
+
+#[test]
+fn revision_1_helps_audio_and_images() {
+    for data in [
+        tone_wav(2, 16, 6000),
+        tone_wav(1, 8, 6000),
+        gradient_ppm(64, 48),
+    ] {
+        let v0 = round_trip(&data, &config(0)).len();
+        let v1 = round_trip(&data, &config(1)).len();
+        assert!(v1 < v0, "revision 1 {v1} bytes, revision 0 {v0}");
+    }
+}
+
+#[test]
+fn lying_headers_code_correctly() {
+    // A WAV header on random bytes, one whose data chunk claims more than
+    // there is, a 16-bit header on an odd number of bytes, a PNM header
+    // whose width exceeds the data.
+    let mut fake = wav_header(2, 16, 1 << 30);
+    fake.extend(noise(4001, 7));
+    round_trip(&fake, &config(1));
+    let mut odd = wav_header(1, 16, 3);
+    odd.extend([1, 2, 3]);
+    round_trip(&odd, &config(1));
+    let mut text = wav_header(2, 8, 10);
+    text.extend(b"not audio, just some words ".repeat(40));
+    round_trip(&text, &config(1));
+    let mut wide = b"P6\n99999 2\n255\n".to_vec();
+    wide.extend(noise(3000, 9));
+    round_trip(&wide, &config(1));
+}
+
+#[test]
+fn coding_is_deterministic() {
+    for data in [tone_wav(2, 16, 2000), gradient_ppm(30, 20), noise(2000, 1)] {
+        for revision in [0, 1] {
+            let a = round_trip(&data, &config(revision));
+            let b = round_trip(&data, &config(revision));
+            assert_eq!(a, b, "revision {revision}");
+        }
+    }
+}
+
+/// Streams coded side by side (as the engine does with a network): stream
+/// `s` covers `[s * len, (s + 1) * len)`, and step `t` codes byte `t` of each.
+struct Front {
+    len: usize,
+    t: usize,
+    s: usize,
+}
+
+impl Visibility for Front {
+    fn known(&self, p: usize) -> bool {
+        let (s, off) = (p / self.len, p % self.len);
+        off < self.t + usize::from(s < self.s)
+    }
+}
+
+#[test]
+fn side_by_side_streams_round_trip_with_revision_1() {
+    let mut data = tone_wav(2, 16, 1500);
+    data.truncate(4 * (data.len() / 4));
+    let len = data.len() / 4;
+    let cfg = config(1);
+    let code = |buf: &mut Vec<u8>, decode: Option<&[Vec<u8>]>| -> Vec<Vec<u8>> {
+        let mut m = Cm::new(&cfg, false, buf.len());
+        let mut sts: Vec<CmStream> = (0..4).map(|s| CmStream::new(s * len)).collect();
+        let mut encs: Vec<Encoder> = (0..4).map(|_| Encoder::new()).collect();
+        let mut decs: Vec<Decoder> = decode
+            .map(|d| d.iter().map(|s| Decoder::new(s)).collect())
+            .unwrap_or_default();
+        for t in 0..len {
+            for s in 0..4 {
+                let vis = Front { len, t, s };
+                if decs.is_empty() {
+                    m.code_byte(&mut encs[s], &mut sts[s], buf, s * len + t, &vis, None);
+                } else {
+                    m.code_byte(&mut decs[s], &mut sts[s], buf, s * len + t, &vis, None);
+                }
+            }
+        }
+        encs.into_iter().map(Encoder::finish).collect()
+    };
+    let mut buf = data.clone();
+    let streams = code(&mut buf, None);
+    let mut out = vec![0u8; data.len()];
+    code(&mut out, Some(&streams));
+    assert!(out == data);
+}
