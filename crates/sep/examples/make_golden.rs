@@ -16,7 +16,7 @@
 use sep::format::{BlockHeader, BlockType, EndRecord, Header, MAGIC, raw_check};
 use sep::{
     AdamConfig, Adaptive, BackboneConfig, CmConfig, MixConfig, Model, ModelConfig, NeuralConfig,
-    Options, PacConfig, PatchTstConfig, SeBody, SeConfig, TraceConfig,
+    Options, PacConfig, PatchTstConfig, Preset, SeBody, SeConfig, TraceConfig,
 };
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -152,8 +152,69 @@ fn models() -> Vec<(&'static str, Model)> {
                 neural: Some(neural(BackboneConfig::Pac(PAC))),
             }),
         ),
-        ("default", Model::default()),
+        // The default of version 1 before CM revision 1 (pinned: its archives
+        // must not change when the default does).
+        ("default", default_r0()),
+        (
+            "mix2",
+            Model::Mix(MixConfig {
+                cm: CmConfig {
+                    revision: 1,
+                    ..small_cm()
+                },
+                neural: None,
+            }),
+        ),
+        ("default-r1", Model::default()),
     ]
+}
+
+/// The `default` preset with CM revision 0.
+fn default_r0() -> Model {
+    let cm = MixConfig::preset(Preset::Default).expect("mix preset").cm;
+    Model::Mix(MixConfig {
+        cm: CmConfig { revision: 0, ..cm },
+        neural: None,
+    })
+}
+
+/// A 44-byte WAV header for `data_len` bytes of 16-bit PCM.
+fn wav_header(channels: u16, data_len: u32) -> Vec<u8> {
+    let mut h = b"RIFF".to_vec();
+    h.extend(36u32.wrapping_add(data_len).to_le_bytes());
+    h.extend(b"WAVEfmt ");
+    h.extend(16u32.to_le_bytes());
+    h.extend(1u16.to_le_bytes());
+    h.extend(channels.to_le_bytes());
+    h.extend(8000u32.to_le_bytes());
+    h.extend((8000 * 2 * u32::from(channels)).to_le_bytes());
+    h.extend((2 * channels).to_le_bytes());
+    h.extend(16u16.to_le_bytes());
+    h.extend(b"data");
+    h.extend(data_len.to_le_bytes());
+    h
+}
+
+/// 16-bit stereo WAV of 2000 frames: an integer oscillator, the right
+/// channel a scaled copy of the left with a small ripple.
+fn tone_wav() -> Vec<u8> {
+    let mut out = wav_header(2, 8000);
+    let (mut a, mut b) = (0i32, 9000i32);
+    for t in 0..2000 {
+        a += b * 3 / 64;
+        b -= a * 3 / 64;
+        out.extend((a as i16).to_le_bytes());
+        out.extend(((a / 2 + (t % 5) * 30) as i16).to_le_bytes());
+    }
+    out
+}
+
+/// A WAV header that lies: it claims 1 GiB of audio, followed by 3000 bytes
+/// of 6-bit noise.
+fn fake_wav() -> Vec<u8> {
+    let mut out = wav_header(2, 1 << 30);
+    out.extend(noise(3000).iter().map(|b| b & 63));
+    out
 }
 
 /// Deterministic noise (xorshift64), incompressible: stored blocks.
@@ -176,6 +237,8 @@ fn synthetic() -> Vec<(&'static str, Vec<u8>)> {
         ("one-byte", b"a".to_vec()),
         ("zeros-2000", vec![0; 2000]),
         ("noise-1500", noise(1500)),
+        ("tone.wav", tone_wav()),
+        ("fake.wav", fake_wav()),
     ]
 }
 
@@ -206,7 +269,10 @@ fn golden_list() -> Vec<Golden> {
     }
     for (name, model) in models() {
         if ["store", "order2", "pac", "mix", "mix-pac"].contains(&name) {
-            for (input, _) in synthetic() {
+            for (input, _) in synthetic()
+                .into_iter()
+                .filter(|(n, _)| !n.ends_with(".wav"))
+            {
                 add(&format!("{name}.{input}.sep"), input, &model, None);
             }
             add(
@@ -215,6 +281,12 @@ fn golden_list() -> Vec<Golden> {
                 &model,
                 Some(1000),
             );
+        }
+        if ["mix2", "default-r1"].contains(&name) {
+            for input in ["kodim23.crop32x24.ppm", "tone.wav", "fake.wav"] {
+                let short = input.split('.').next().expect("name");
+                add(&format!("{name}.{short}.sep"), input, &model, None);
+            }
         }
         if ["mix", "default"].contains(&name) {
             add(

@@ -59,8 +59,13 @@ impl MixConfig {
             // A 64 MiB context table: the 3.7 MB float32x4 file codes to
             // 467,185 bytes instead of 487,241 with 16 MiB (README, "Presets
             // and ablation").
+            // CM revision 1 (WAV/PNM detection): only detected files
+            // change, and those shrink (README, "Presets and ablation").
             Preset::Default => Some(MixConfig {
-                cm: full_cm(26),
+                cm: CmConfig {
+                    revision: 1,
+                    ..full_cm(26)
+                },
                 neural: None,
             }),
             // The default's contexts with twice the tables: 0.6-1% smaller
@@ -68,6 +73,7 @@ impl MixConfig {
             Preset::Max => Some(MixConfig {
                 cm: CmConfig {
                     match_bits: 24,
+                    revision: 1,
                     ..full_cm(27)
                 },
                 neural: None,
@@ -194,5 +200,24 @@ mod tests {
                 .contains("table_bits")
         );
         assert!(MixConfig::from_params(&with.to_params()[..30], b, l).is_err());
+    }
+
+    #[test]
+    fn cm_revision_travels_in_params_byte_1() {
+        let r1 = MixConfig::preset(Preset::Default).expect("mix preset");
+        assert_eq!(r1.cm.revision, 1);
+        let p = r1.to_params();
+        assert_eq!(p[1], 1);
+        assert_eq!(MixConfig::from_params(&p, 1, 0), Ok(r1.clone()));
+        let mut bad = p.clone();
+        bad[1] = 2;
+        assert!(
+            MixConfig::from_params(&bad, 1, 0)
+                .unwrap_err()
+                .contains("revision")
+        );
+        let mut bad = p;
+        bad[2] = 1;
+        assert!(MixConfig::from_params(&bad, 1, 0).is_err());
     }
 }
