@@ -117,6 +117,13 @@ pub struct Cm {
     apms: ApmChain,
     selectors: u8,
     direct: DirectInputs,
+    /// The family whose selector replaces the previous byte's, with its
+    /// size, and its context for the current byte.
+    byte_selector: Option<(usize, usize)>,
+    byte_selector_ctx: usize,
+    /// Families with per-bit inputs, and how many inputs they add in all.
+    bit_families: Vec<usize>,
+    bit_inputs: usize,
     /// Revision 1 without a network: watches the block's start for a header.
     detector: Option<Detector>,
     hashes: Vec<u32>,
@@ -157,6 +164,10 @@ impl Cm {
             apms: ApmChain::new(config.apms),
             selectors: config.selectors,
             direct,
+            byte_selector: None,
+            byte_selector_ctx: 0,
+            bit_families: Vec::new(),
+            bit_inputs: 0,
             detector: (config.revision == 1 && !neural_input).then(Detector::new),
         };
         cm.install(families(config));
@@ -168,12 +179,22 @@ impl Cm {
     /// models and APMs keep what they learned).
     fn install(&mut self, families: Vec<Box<dyn ContextModel>>) {
         let contexts: usize = families.iter().map(|f| f.contexts()).sum();
-        let sizes = [1 + 2 * 32, 256, 256, (contexts + 1) * 8];
+        self.byte_selector = families
+            .iter()
+            .position(|f| f.selector_size() > 0)
+            .map(|k| (k, families[k].selector_size()));
+        let previous_byte = self.byte_selector.map_or(256, |(_, n)| n);
+        let sizes = [1 + 2 * 32, 256, previous_byte, (contexts + 1) * 8];
         let chosen: Vec<usize> = (0..4)
             .filter(|k| self.selectors & (1 << k) != 0)
             .map(|k| sizes[k])
             .collect();
-        self.mixer = Mixer2::new(contexts + self.direct.count(), &chosen, 8, 6, 2);
+        self.bit_families = (0..families.len())
+            .filter(|&k| families[k].bit_inputs() > 0)
+            .collect();
+        self.bit_inputs = families.iter().map(|f| f.bit_inputs()).sum();
+        let inputs = contexts + self.bit_inputs + self.direct.count();
+        self.mixer = Mixer2::new(inputs, &chosen, 8, 6, 2);
         self.families = families;
         self.maps = (0..contexts).map(|_| StateMap::default()).collect();
         self.states = vec![0; contexts];
@@ -190,6 +211,28 @@ impl Cm {
             let (mine, rest) = out.split_at_mut(f.contexts());
             f.hashes(&ctx, mine);
             out = rest;
+        }
+        if let Some((k, _)) = self.byte_selector {
+            self.byte_selector_ctx = self.families[k].selector(&ctx);
+        }
+        for &k in &self.bit_families {
+            self.families[k].begin_byte(&ctx);
+        }
+    }
+
+    /// Sets the families' per-bit inputs, after the hashed contexts' ones.
+    #[inline]
+    fn set_bit_inputs(&mut self, c0: u32, i: u32) {
+        let mut input = self.maps.len();
+        let mut buf = [0i32; 16];
+        for &k in &self.bit_families {
+            let f = &mut self.families[k];
+            let n = f.bit_inputs();
+            f.predict_bit(c0, i, &mut buf[..n]);
+            for &x in &buf[..n] {
+                self.mixer.set(input, x);
+                input += 1;
+            }
         }
     }
 
@@ -224,7 +267,7 @@ impl Cm {
         i: u32,
         neural: Option<&FreqTable>,
     ) -> usize {
-        let mut input = self.maps.len();
+        let mut input = self.maps.len() + self.bit_inputs;
         self.mixer.set(input, stretch(self.order0.p(c0 as usize)));
         input += 1;
         let mut match_sel = 0;
@@ -280,8 +323,15 @@ impl Cm {
             hits += usize::from(s != 0);
             *x = map.stretched(s) as i16;
         }
+        if self.bit_inputs > 0 {
+            self.set_bit_inputs(c0, i);
+        }
         let match_sel = self.set_direct_inputs(st, c0, i, neural);
-        let contexts = [match_sel, c0 as usize, c1 as usize, hits * 8 + i as usize];
+        let third = match self.byte_selector {
+            Some(_) => self.byte_selector_ctx * 8 + i as usize,
+            None => c1 as usize,
+        };
+        let contexts = [match_sel, c0 as usize, third, hits * 8 + i as usize];
         let mut k = 0;
         for (j, &ctx) in contexts.iter().enumerate() {
             if self.selectors & (1 << j) != 0 {
@@ -301,6 +351,9 @@ impl Cm {
         for ((map, &node), &s) in self.maps.iter_mut().zip(&self.nodes).zip(&self.states) {
             map.update(s, bit, 1023);
             self.table.set(node, STATES.next(s, bit));
+        }
+        for &k in &self.bit_families {
+            self.families[k].update_bit(bit);
         }
         self.order0.update(c0 as usize, bit);
         if let Some(m) = self.matcher.as_mut() {

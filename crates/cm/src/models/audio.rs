@@ -9,6 +9,7 @@
 //! 16-bit sample, the prediction minus the already known low byte. Contexts
 //! carry the byte's position in the sample and the channel.
 
+use super::expected::ExpectedBits;
 use super::{ByteCtx, ContextModel, hash2};
 
 /// The layout of PCM audio in a block.
@@ -117,6 +118,8 @@ impl Lms {
 pub(crate) struct AudioContexts {
     info: AudioInfo,
     lms: Vec<Lms>,
+    /// Per-bit inputs from the bytes the predictions imply.
+    bits: ExpectedBits<{ BIT_PREDICTORS.len() }>,
 }
 
 impl AudioContexts {
@@ -125,6 +128,7 @@ impl AudioContexts {
         AudioContexts {
             info,
             lms: (0..info.channels).map(|_| Lms::new()).collect(),
+            bits: ExpectedBits::new(4 * 36),
         }
     }
 
@@ -148,12 +152,21 @@ fn magnitude(v: i32) -> u32 {
     32 - v.unsigned_abs().leading_zeros()
 }
 
-impl ContextModel for AudioContexts {
-    fn contexts(&self) -> usize {
-        10
-    }
+/// What the family knows about the sample the next byte belongs to.
+struct Frame {
+    /// Byte in the sample, channel.
+    bis: usize,
+    ch: usize,
+    /// The predictions of the sample.
+    p: [i32; PREDICTORS],
+    /// Loudness of the channel's last two steps.
+    noise: u32,
+    /// The sample's low byte when the high byte is next (16-bit).
+    low: Option<i32>,
+}
 
-    fn hashes(&self, ctx: &ByteCtx<'_>, out: &mut [u32]) {
+impl AudioContexts {
+    fn frame(&self, ctx: &ByteCtx<'_>) -> Frame {
         let (data, pos) = (ctx.data, ctx.pos);
         let AudioInfo {
             start,
@@ -178,46 +191,94 @@ impl ContextModel for AudioContexts {
         } else {
             s1 + (s1 - s2) / 2
         };
-        let p = [
-            s1,
-            2 * s1 - s2,
-            3 * s1 - 3 * s2 + s3,
-            other,
-            self.lms[ch].predict(),
-        ];
-        // The byte each prediction implies for the byte being coded.
-        let implied = |v: i32| -> u32 {
-            if bytes == 1 {
-                (v.clamp(-128, 127) + 128) as u32
-            } else if bis == 0 {
-                (v & 0xFF) as u32
-            } else {
-                let low = i32::from(data[pos - 1]);
-                (((v - low + 128) >> 8) & 0x1FF) as u32
-            }
-        };
-        let tag = (bis as u32) << 4 | (ch as u32) << 2 | bytes as u32;
-        let e: [u32; PREDICTORS] = p.map(implied);
+        Frame {
+            bis,
+            ch,
+            p: [
+                s1,
+                2 * s1 - s2,
+                3 * s1 - 3 * s2 + s3,
+                other,
+                self.lms[ch].predict(),
+            ],
+            noise: magnitude(s1 - s2) + magnitude(s2 - s3),
+            low: (bytes == 2 && bis == 1).then(|| i32::from(data[pos - 1])),
+        }
+    }
+
+    /// The byte that the sample value `v` implies for the byte being coded
+    /// (9 bits for a high byte: the sign is kept).
+    fn implied(&self, f: &Frame, v: i32) -> u32 {
+        match f.low {
+            _ if self.info.bytes == 1 => (v.clamp(-128, 127) + 128) as u32,
+            None => (v & 0xFF) as u32,
+            Some(low) => (((v - low + 128) >> 8) & 0x1FF) as u32,
+        }
+    }
+}
+
+/// Predictions that give a per-bit input: 2 s1 - s2, 3rd order, other
+/// channel, LMS.
+const BIT_PREDICTORS: [usize; 4] = [1, 2, 3, 4];
+
+impl ContextModel for AudioContexts {
+    fn contexts(&self) -> usize {
+        10
+    }
+
+    fn selector_size(&self) -> usize {
+        8 * 4 * 36
+    }
+
+    /// The byte's place in the sample and its channel, with the loudness of
+    /// the channel's last steps.
+    fn selector(&self, ctx: &ByteCtx<'_>) -> usize {
+        let f = self.frame(ctx);
+        (f.bis * 2 + f.ch) * 36 + f.noise.min(35) as usize
+    }
+
+    fn hashes(&self, ctx: &ByteCtx<'_>, out: &mut [u32]) {
+        let f = self.frame(ctx);
+        let tag = (f.bis as u32) << 4 | (f.ch as u32) << 2 | self.info.bytes as u32;
+        let e: [u32; PREDICTORS] = f.p.map(|v| self.implied(&f, v));
         for (j, (h, &e)) in out.iter_mut().zip(&e).enumerate() {
             *h = hash2(e, tag | (j as u32) << 8);
         }
-        let noise = magnitude(s1 - s2) + magnitude(s2 - s3);
+        let noise = f.noise;
         out[5] = hash2(hash2(e[1], e[4]), tag | 5 << 8);
         out[6] = hash2(hash2(e[2], noise), tag | 6 << 8);
         out[7] = hash2(hash2(ctx.c4() & 0xFF, noise), tag | 7 << 8);
         // Finer: where in the high byte's range a prediction falls.
         let fine = |v: i32| -> u32 {
-            if bytes == 2 && bis == 1 {
-                ((v - i32::from(data[pos - 1])) >> 5) as u32 & 0xFFF
-            } else {
-                implied(v)
+            match f.low {
+                Some(low) => ((v - low) >> 5) as u32 & 0xFFF,
+                None => self.implied(&f, v),
             }
         };
-        out[8] = hash2(hash2(fine(p[4]), noise), tag | 8 << 8);
-        out[9] = hash2(hash2(fine(p[1]), fine(p[3])), tag | 9 << 8);
+        out[8] = hash2(hash2(fine(f.p[4]), noise), tag | 8 << 8);
+        out[9] = hash2(hash2(fine(f.p[1]), fine(f.p[3])), tag | 9 << 8);
         for h in out.iter_mut() {
             *h = hash2(*h, 0x800);
         }
+    }
+
+    fn bit_inputs(&self) -> usize {
+        BIT_PREDICTORS.len()
+    }
+
+    fn begin_byte(&mut self, ctx: &ByteCtx<'_>) {
+        let f = self.frame(ctx);
+        let expected = BIT_PREDICTORS.map(|j| self.implied(&f, f.p[j]));
+        let situation = (f.bis * 2 + f.ch) * 36 + f.noise.min(35) as usize;
+        self.bits.begin(expected, situation);
+    }
+
+    fn predict_bit(&mut self, c0: u32, i: u32, out: &mut [i32]) {
+        self.bits.predict(c0, i, out);
+    }
+
+    fn update_bit(&mut self, bit: u32) {
+        self.bits.update(bit);
     }
 
     fn observe(&mut self, data: &[u8], pos: usize, _byte: u8) {

@@ -15,6 +15,7 @@ use crate::matcher::Visibility;
 
 pub(crate) mod audio;
 pub(crate) mod detect;
+pub(crate) mod expected;
 pub(crate) mod image;
 pub(crate) mod order;
 pub(crate) mod pixel;
@@ -56,6 +57,36 @@ pub(crate) trait ContextModel: std::fmt::Debug + Send {
     /// Writes the hash of each of the family's contexts for the byte at
     /// `ctx.pos` to `out` (`out.len() == self.contexts()`).
     fn hashes(&self, ctx: &ByteCtx<'_>, out: &mut [u32]);
+
+    /// Weight sets of the mixer selector this family offers in place of the
+    /// previous byte (0: none). The first family that offers one supplies it.
+    fn selector_size(&self) -> usize {
+        0
+    }
+
+    /// The byte-level context of that selector for the byte at `ctx.pos`
+    /// (below [`selector_size`](Self::selector_size) / 8; the bit position
+    /// is added to it).
+    fn selector(&self, _ctx: &ByteCtx<'_>) -> usize {
+        0
+    }
+
+    /// Mixer inputs this family computes per bit, after every family's
+    /// hashed contexts (0: none; then the three methods below are unused).
+    fn bit_inputs(&self) -> usize {
+        0
+    }
+
+    /// Prepares the per-bit inputs for the byte at `ctx.pos`.
+    fn begin_byte(&mut self, _ctx: &ByteCtx<'_>) {}
+
+    /// Writes the per-bit inputs (stretched probabilities of a 1) for bit
+    /// `i` of the byte, `c0` the bits so far with a leading 1
+    /// (`out.len() == self.bit_inputs()`).
+    fn predict_bit(&mut self, _c0: u32, _i: u32, _out: &mut [i32]) {}
+
+    /// Learns the coded bit after [`predict_bit`](Self::predict_bit).
+    fn update_bit(&mut self, _bit: u32) {}
 
     /// Sees the byte just coded at `pos` (the block's bytes before it are in
     /// `data`). Families that keep block-level state override this.

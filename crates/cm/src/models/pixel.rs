@@ -5,6 +5,7 @@
 //! with their differences to the neighbours (a pixel's channels move
 //! together).
 
+use super::expected::ExpectedBits;
 use super::image::ImageInfo;
 use super::{ByteCtx, ContextModel, hash2};
 
@@ -12,12 +13,17 @@ use super::{ByteCtx, ContextModel, hash2};
 #[derive(Debug, Clone)]
 pub(crate) struct PixelContexts {
     img: ImageInfo,
+    /// Per-bit inputs from the bytes the predictors imply.
+    bits: ExpectedBits<BIT_PREDICTIONS>,
 }
 
 impl PixelContexts {
     /// The family for the image laid out as `img`.
     pub fn new(img: ImageInfo) -> Self {
-        PixelContexts { img }
+        PixelContexts {
+            img,
+            bits: ExpectedBits::new(4 * 16),
+        }
     }
 }
 
@@ -34,32 +40,90 @@ fn paeth(w: i32, n: i32, nw: i32) -> i32 {
     }
 }
 
+impl PixelContexts {
+    /// The sample `dx` pixels left and `dy` rows up of the byte at
+    /// `ctx.pos` (negative `dx`: right), in the channel `dc` before its own;
+    /// 0 outside the image or where not yet known.
+    fn at(&self, ctx: &ByteCtx<'_>, dy: usize, dx: isize, dc: usize) -> i32 {
+        let img = self.img;
+        let (pb, rw) = (img.pixel_bytes, img.row_bytes);
+        let rel = ctx.pos - img.start;
+        let x = rel % rw;
+        let left = dx * pb as isize + dc as isize;
+        if left > x as isize || x as isize - left >= rw as isize || dy * rw > rel {
+            return 0;
+        }
+        let p = (ctx.pos as isize - left) as usize - dy * rw;
+        if ctx.vis.known(p) {
+            i32::from(ctx.data[p])
+        } else {
+            0
+        }
+    }
+}
+
+/// Predictions that give per-bit inputs: gradient, Paeth, average of W and
+/// N, and W and N moved by the previous channel's step (W and N alone for
+/// the first channel).
+const BIT_PREDICTIONS: usize = 5;
+
 impl ContextModel for PixelContexts {
+    fn bit_inputs(&self) -> usize {
+        BIT_PREDICTIONS
+    }
+
+    fn begin_byte(&mut self, ctx: &ByteCtx<'_>) {
+        let col = (ctx.pos - self.img.start) % self.img.pixel_bytes;
+        let at = |dy: usize, dx: isize, dc: usize| self.at(ctx, dy, dx, dc);
+        let (w, n, nw) = (at(0, 1, 0), at(1, 0, 0), at(1, 1, 0));
+        let (dw, dn) = if col > 0 {
+            let c = at(0, 0, 1);
+            (c - at(0, 1, 1), c - at(1, 0, 1))
+        } else {
+            (0, 0)
+        };
+        let e = [w + n - nw, paeth(w, n, nw), (w + n + 1) / 2, w + dw, n + dn]
+            .map(|v| v.clamp(0, 255) as u32);
+        let situation = self.selector(ctx);
+        self.bits.begin(e, situation);
+    }
+
+    fn predict_bit(&mut self, c0: u32, i: u32, out: &mut [i32]) {
+        self.bits.predict(c0, i, out);
+    }
+
+    fn update_bit(&mut self, bit: u32) {
+        self.bits.update(bit);
+    }
+
     fn contexts(&self) -> usize {
         14
     }
 
-    fn hashes(&self, ctx: &ByteCtx<'_>, out: &mut [u32]) {
-        let (data, pos) = (ctx.data, ctx.pos);
+    fn selector_size(&self) -> usize {
+        8 * 4 * 16
+    }
+
+    /// The channel with how busy the neighbourhood is.
+    fn selector(&self, ctx: &ByteCtx<'_>) -> usize {
         let img = self.img;
+        let rel = ctx.pos - img.start;
+        let col = (rel % img.pixel_bytes).min(3);
         let (pb, rw) = (img.pixel_bytes, img.row_bytes);
-        let rel = pos - img.start;
-        let col = rel % pb;
-        let x = rel % rw;
-        // Sample `dx` pixels left and `dy` rows up (negative dx: right), in
-        // the channel `col - dc`; 0 outside the image.
-        let at = |dy: usize, dx: isize, dc: usize| -> i32 {
-            let left = dx * pb as isize + dc as isize;
-            if left > x as isize || x as isize - left >= rw as isize || dy * rw > rel {
-                return 0;
-            }
-            let p = (pos as isize - left) as usize - dy * rw;
-            if ctx.vis.known(p) {
-                i32::from(data[p])
-            } else {
-                0
+        let get = |back: usize| -> i32 {
+            match ctx.pos.checked_sub(back) {
+                Some(p) if p >= img.start && ctx.vis.known(p) => i32::from(ctx.data[p]),
+                _ => 0,
             }
         };
+        let (w, n, nw) = (get(pb), get(rw), get(rw + pb));
+        let busy = (w - nw).abs() + (n - nw).abs();
+        col * 16 + (32 - (busy as u32).leading_zeros()).min(15) as usize
+    }
+
+    fn hashes(&self, ctx: &ByteCtx<'_>, out: &mut [u32]) {
+        let col = (ctx.pos - self.img.start) % self.img.pixel_bytes;
+        let at = |dy: usize, dx: isize, dc: usize| self.at(ctx, dy, dx, dc);
         let (w, n, nw, ne) = (at(0, 1, 0), at(1, 0, 0), at(1, 1, 0), at(1, -1, 0));
         let (ww, nn) = (at(0, 2, 0), at(2, 0, 0));
         let grad = (w + n - nw).clamp(0, 255);
