@@ -124,6 +124,8 @@ pub struct Cm {
     /// Families with per-bit inputs, and how many inputs they add in all.
     bit_families: Vec<usize>,
     bit_inputs: usize,
+    /// The order-1 APM's context byte for this byte, if a family gives one.
+    apm_byte: Option<u32>,
     /// Revision 1 without a network: watches the block's start for a header.
     detector: Option<Detector>,
     hashes: Vec<u32>,
@@ -168,6 +170,7 @@ impl Cm {
             byte_selector_ctx: 0,
             bit_families: Vec::new(),
             bit_inputs: 0,
+            apm_byte: None,
             detector: (config.revision == 1 && !neural_input).then(Detector::new),
         };
         cm.install(families(config));
@@ -218,6 +221,7 @@ impl Cm {
         for &k in &self.bit_families {
             self.families[k].begin_byte(&ctx);
         }
+        self.apm_byte = self.families.iter().find_map(|f| f.apm_byte(&ctx));
     }
 
     /// Sets the families' per-bit inputs, after the hashed contexts' ones.
@@ -342,7 +346,7 @@ impl Cm {
         self.mixer.select_final(i as usize);
         let d = self.mixer.mix();
         let pm = self.mixer.last();
-        self.apms.refine(pm, d, c0, c1, h2)
+        self.apms.refine(pm, d, c0, self.apm_byte.unwrap_or(c1), h2)
     }
 
     /// Trains everything [`predict_bit`](Self::predict_bit) used on `bit`.

@@ -266,6 +266,12 @@ impl ContextModel for AudioContexts {
         BIT_PREDICTORS.len()
     }
 
+    /// The byte the LMS prediction implies.
+    fn apm_byte(&self, ctx: &ByteCtx<'_>) -> Option<u32> {
+        let f = self.frame(ctx);
+        Some(self.implied(&f, f.p[4]) & 0xFF)
+    }
+
     fn begin_byte(&mut self, ctx: &ByteCtx<'_>) {
         let f = self.frame(ctx);
         let expected = BIT_PREDICTORS.map(|j| self.implied(&f, f.p[j]));

@@ -71,6 +71,13 @@ pub(crate) trait ContextModel: std::fmt::Debug + Send {
         0
     }
 
+    /// A byte that replaces the previous byte as the order-1 APM's context
+    /// for the byte at `ctx.pos` (`None`: keep the previous byte). The first
+    /// family that gives one supplies it.
+    fn apm_byte(&self, _ctx: &ByteCtx<'_>) -> Option<u32> {
+        None
+    }
+
     /// Mixer inputs this family computes per bit, after every family's
     /// hashed contexts (0: none; then the three methods below are unused).
     fn bit_inputs(&self) -> usize {

@@ -63,27 +63,44 @@ impl PixelContexts {
 }
 
 /// Predictions that give per-bit inputs: gradient, Paeth, average of W and
-/// N, and W and N moved by the previous channel's step (W and N alone for
-/// the first channel).
-const BIT_PREDICTIONS: usize = 5;
+/// N; W, N, the gradient and NE moved by the previous channel's difference
+/// to its own (unmoved for the first channel); average of W and NE.
+const BIT_PREDICTIONS: usize = 8;
 
 impl ContextModel for PixelContexts {
     fn bit_inputs(&self) -> usize {
         BIT_PREDICTIONS
     }
 
+    /// The gradient prediction.
+    fn apm_byte(&self, ctx: &ByteCtx<'_>) -> Option<u32> {
+        let at = |dy: usize, dx: isize| self.at(ctx, dy, dx, 0);
+        Some((at(0, 1) + at(1, 0) - at(1, 1)).clamp(0, 255) as u32)
+    }
+
     fn begin_byte(&mut self, ctx: &ByteCtx<'_>) {
         let col = (ctx.pos - self.img.start) % self.img.pixel_bytes;
         let at = |dy: usize, dx: isize, dc: usize| self.at(ctx, dy, dx, dc);
-        let (w, n, nw) = (at(0, 1, 0), at(1, 0, 0), at(1, 1, 0));
-        let (dw, dn) = if col > 0 {
+        let (w, n, nw, ne) = (at(0, 1, 0), at(1, 0, 0), at(1, 1, 0), at(1, -1, 0));
+        let grad = w + n - nw;
+        let (dw, dn, dg, dne) = if col > 0 {
             let c = at(0, 0, 1);
-            (c - at(0, 1, 1), c - at(1, 0, 1))
+            let (cw, cn, cnw) = (at(0, 1, 1), at(1, 0, 1), at(1, 1, 1));
+            (c - cw, c - cn, c - (cw + cn - cnw), c - at(1, -1, 1))
         } else {
-            (0, 0)
+            (0, 0, 0, 0)
         };
-        let e = [w + n - nw, paeth(w, n, nw), (w + n + 1) / 2, w + dw, n + dn]
-            .map(|v| v.clamp(0, 255) as u32);
+        let e = [
+            grad,
+            paeth(w, n, nw),
+            (w + n + 1) / 2,
+            w + dw,
+            n + dn,
+            grad + dg,
+            ne + dne,
+            (w + ne + 1) / 2,
+        ]
+        .map(|v| v.clamp(0, 255) as u32);
         let situation = self.selector(ctx);
         self.bits.begin(e, situation);
     }
