@@ -1,6 +1,6 @@
 //! Round trip and determinism of the context-mixing model, revision 0 (the
-//! frozen v1 model) and revision 1 (data-type detection with the audio and
-//! pixel families), on inputs that exercise every family, headers that lie,
+//! frozen v1 model) and revision 1 (data-type detection with the audio,
+//! pixel and x86 families), on inputs that exercise every family, headers that lie,
 //! and side-by-side streams.
 
 use sep_cm::{Cm, CmConfig, CmStream, Sequential, Visibility};
@@ -115,6 +115,28 @@ fn gradient_ppm(w: u32, h: u32) -> Vec<u8> {
     img
 }
 
+/// An x86-64 ELF header followed by machine code: small functions that
+/// call each other.
+fn x86_elf(functions: u32) -> Vec<u8> {
+    let mut out = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x02\0\x3e\0".to_vec();
+    out.extend([0u8; 44]);
+    for f in 0..functions {
+        out.extend([0x55, 0x48, 0x89, 0xE5, 0x48, 0x83, 0xEC, (f % 4 * 8) as u8]);
+        out.extend([0x8B, 0x45, 0xF8, 0x89, 0xC7, 0xE8]);
+        out.extend(
+            (f.wrapping_mul(2654435761) >> 20)
+                .wrapping_neg()
+                .to_le_bytes(),
+        );
+        out.extend([0x0F, 0x85]);
+        out.extend((f % 64 + 16).to_le_bytes());
+        out.extend([0xB8]);
+        out.extend((f * 3).to_le_bytes());
+        out.extend([0xC9, 0xC3]);
+    }
+    out
+}
+
 #[test]
 fn both_revisions_round_trip_every_kind_of_input() {
     let text: Vec<u8> = b"the quick brown fox jumps over the lazy dog; "
@@ -132,6 +154,7 @@ fn both_revisions_round_trip_every_kind_of_input() {
         tone_wav(1, 8, 3000),
         tone_wav(1, 16, 2000),
         gradient_ppm(40, 30),
+        x86_elf(200),
         b"P5\n7 3\n255\n"
             .iter()
             .copied()
@@ -155,7 +178,7 @@ fn revision_1_is_revision_0_without_a_header() {
 }
 
 #[test]
-fn revision_1_helps_audio_and_images() {
+fn revision_1_helps_audio_images_and_code() {
     for data in [
         tone_wav(2, 16, 6000),
         tone_wav(1, 8, 6000),
@@ -181,6 +204,9 @@ fn lying_headers_code_correctly() {
     let mut text = wav_header(2, 8, 10);
     text.extend(b"not audio, just some words ".repeat(40));
     round_trip(&text, &config(1));
+    let mut elf = x86_elf(0);
+    elf.extend(noise(3000, 13));
+    round_trip(&elf, &config(1));
     let mut wide = b"P6\n99999 2\n255\n".to_vec();
     wide.extend(noise(3000, 9));
     round_trip(&wide, &config(1));
@@ -188,7 +214,12 @@ fn lying_headers_code_correctly() {
 
 #[test]
 fn coding_is_deterministic() {
-    for data in [tone_wav(2, 16, 2000), gradient_ppm(30, 20), noise(2000, 1)] {
+    for data in [
+        tone_wav(2, 16, 2000),
+        gradient_ppm(30, 20),
+        x86_elf(100),
+        noise(2000, 1),
+    ] {
         for revision in [0, 1] {
             let a = round_trip(&data, &config(revision));
             let b = round_trip(&data, &config(revision));

@@ -209,6 +209,25 @@ fn tone_wav() -> Vec<u8> {
     out
 }
 
+/// An x86-64 ELF header (20 bytes, then zeros to 64) and 150 small
+/// functions of machine code.
+fn x86_elf() -> Vec<u8> {
+    let mut out = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x02\0\x3e\0".to_vec();
+    out.extend([0u8; 44]);
+    for f in 0..150u32 {
+        out.extend([0x55, 0x48, 0x89, 0xE5, 0x8B, 0x45, 0xF8, 0xE8]);
+        out.extend(
+            (f.wrapping_mul(2_654_435_761) >> 20)
+                .wrapping_neg()
+                .to_le_bytes(),
+        );
+        out.extend([0x0F, 0x85]);
+        out.extend((f % 64 + 16).to_le_bytes());
+        out.extend([0xC9, 0xC3]);
+    }
+    out
+}
+
 /// A WAV header that lies: it claims 1 GiB of audio, followed by 3000 bytes
 /// of 6-bit noise.
 fn fake_wav() -> Vec<u8> {
@@ -239,6 +258,7 @@ fn synthetic() -> Vec<(&'static str, Vec<u8>)> {
         ("noise-1500", noise(1500)),
         ("tone.wav", tone_wav()),
         ("fake.wav", fake_wav()),
+        ("x86.elf", x86_elf()),
     ]
 }
 
@@ -271,7 +291,7 @@ fn golden_list() -> Vec<Golden> {
         if ["store", "order2", "pac", "mix", "mix-pac"].contains(&name) {
             for (input, _) in synthetic()
                 .into_iter()
-                .filter(|(n, _)| !n.ends_with(".wav"))
+                .filter(|(n, _)| !n.ends_with(".wav") && !n.ends_with(".elf"))
             {
                 add(&format!("{name}.{input}.sep"), input, &model, None);
             }
@@ -283,7 +303,7 @@ fn golden_list() -> Vec<Golden> {
             );
         }
         if ["mix2", "default-r1"].contains(&name) {
-            for input in ["kodim23.crop32x24.ppm", "tone.wav", "fake.wav"] {
+            for input in ["kodim23.crop32x24.ppm", "tone.wav", "fake.wav", "x86.elf"] {
                 let short = input.split('.').next().expect("name");
                 add(&format!("{name}.{short}.sep"), input, &model, None);
             }

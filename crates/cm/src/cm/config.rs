@@ -37,8 +37,9 @@ pub struct CmConfig {
     /// neighbouring pixels of the same channel.
     pub image: bool,
     /// The model's revision: 0 is the frozen v1 model; 1 adds data-type
-    /// detection at the start of a block (WAV audio, PNM images), switching
-    /// to the audio or image model set where a header says so
+    /// detection at the start of a block (WAV audio, PNM images, x86 ELF
+    /// files), switching to the audio, pixel or x86 model set where a header
+    /// says so
     /// (doc/FORMAT.md section 4.11). Not part of [`to_bytes`](Self::to_bytes):
     /// the mix parameters carry it.
     pub revision: u8,

@@ -46,6 +46,7 @@ use crate::models::pixel::PixelContexts;
 use crate::models::record::RecordContexts;
 use crate::models::sparse::SparseContexts;
 use crate::models::word::WordContexts;
+use crate::models::x86::X86Contexts;
 use crate::models::{ByteCtx, ContextModel, hash2};
 use crate::prim::{AdaptiveProbs, StateMap};
 use crate::state::STATES;
@@ -73,8 +74,24 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
 
 /// The hashed-context families that replace a configuration's after a
 /// revision-1 model detects the kind of a block (doc/FORMAT.md 4.11).
-pub(crate) fn kind_families(kind: DataKind) -> Vec<Box<dyn ContextModel>> {
+pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
     match kind {
+        DataKind::X86 => {
+            let mut f: Vec<Box<dyn ContextModel>> = vec![
+                Box::new(OrderContexts::new(config.orders, config.long)),
+                Box::new(X86Contexts::new()),
+            ];
+            if config.word {
+                f.push(Box::new(WordContexts));
+            }
+            if config.sparse {
+                f.push(Box::new(SparseContexts));
+            }
+            if config.record {
+                f.push(Box::new(RecordContexts));
+            }
+            f
+        }
         DataKind::Audio(a) => vec![
             Box::new(OrderContexts::new(0, 0)),
             Box::new(AudioContexts::new(a)),
@@ -117,6 +134,7 @@ pub struct Cm {
     apms: ApmChain,
     selectors: u8,
     direct: DirectInputs,
+    config: CmConfig,
     /// The family whose selector replaces the previous byte's, with its
     /// size, and its context for the current byte.
     byte_selector: Option<(usize, usize)>,
@@ -166,6 +184,7 @@ impl Cm {
             apms: ApmChain::new(config.apms),
             selectors: config.selectors,
             direct,
+            config: *config,
             byte_selector: None,
             byte_selector_ctx: 0,
             bit_families: Vec::new(),
@@ -418,7 +437,7 @@ impl Cm {
         if let Some(d) = self.detector.as_mut()
             && let Some(kind) = d.observe(pos, b)
         {
-            self.install(kind_families(kind));
+            self.install(kind_families(kind, &self.config));
         }
         b
     }

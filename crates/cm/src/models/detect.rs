@@ -1,6 +1,6 @@
 //! Data-type detection at the start of a block (CM revision 1): the block's
-//! first bytes, as they are coded, are matched against a binary PNM header
-//! and a RIFF/WAVE header. When one is complete, the model switches to the
+//! first bytes, as they are coded, are matched against a binary PNM header,
+//! a RIFF/WAVE header and an x86 ELF header. When one is complete, the model switches to the
 //! image or audio model set from the next byte on. Only headers are trusted,
 //! and only for layout: a header that lies gives worse predictions, never a
 //! wrong decode.
@@ -18,6 +18,8 @@ pub(crate) enum DataKind {
     Audio(AudioInfo),
     /// Pixels from a PNM header.
     Image(ImageInfo),
+    /// An ELF file for i386 or x86-64.
+    X86,
 }
 
 /// Watches the first bytes of a block for a header.
@@ -49,12 +51,22 @@ impl Detector {
         } else {
             None
         }
-        .or_else(|| AudioInfo::parse_wav(&self.header).map(DataKind::Audio));
+        .or_else(|| AudioInfo::parse_wav(&self.header).map(DataKind::Audio))
+        .or_else(|| is_x86_elf(&self.header).then_some(DataKind::X86));
         if kind.is_some() {
             self.done = true;
         }
         kind
     }
+}
+
+/// Whether `h` is exactly the first 20 bytes of an ELF header (either
+/// class, little-endian) whose machine is i386 (3) or x86-64 (62).
+fn is_x86_elf(h: &[u8]) -> bool {
+    h.len() == 20
+        && h[..4] == *b"\x7fELF"
+        && h[5] == 1
+        && matches!(u16::from_le_bytes([h[18], h[19]]), 3 | 62)
 }
 
 #[cfg(test)]
@@ -88,5 +100,10 @@ mod tests {
         };
         assert_eq!((a.start, a.channels, a.bytes), (wav.len(), 2, 2));
         assert!(feed(b"hello world, no header here").is_empty());
+        let mut elf = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0\x3e\0".to_vec();
+        elf.extend([0x90; 40]);
+        assert_eq!(feed(&elf), [(19, DataKind::X86)]);
+        elf[18] = 0x28; // ARM
+        assert!(feed(&elf).is_empty());
     }
 }

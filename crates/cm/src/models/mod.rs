@@ -22,6 +22,7 @@ pub(crate) mod pixel;
 pub(crate) mod record;
 pub(crate) mod sparse;
 pub(crate) mod word;
+pub(crate) mod x86;
 
 /// What a family sees of the byte about to be coded.
 pub(crate) struct ByteCtx<'a> {
