@@ -1,6 +1,6 @@
 //! Round trip and determinism of the context-mixing model, revision 0 (the
 //! frozen v1 model) and revision 1 (data-type detection with the audio,
-//! pixel and x86 families), on inputs that exercise every family, headers that lie,
+//! pixel, x86 and BIFF families), on inputs that exercise every family, headers that lie,
 //! and side-by-side streams.
 
 use sep_cm::{Cm, CmConfig, CmStream, Sequential, Visibility};
@@ -137,6 +137,26 @@ fn x86_elf(functions: u32) -> Vec<u8> {
     out
 }
 
+/// A BIFF stream: BOF, then rows of NUMBER cells (row, column, format,
+/// a double) and a LABEL per row.
+fn biff(rows: u16) -> Vec<u8> {
+    let mut out = vec![0x09, 0x00, 0x04, 0x00, 0x02, 0x00, 0x10, 0x00];
+    for r in 0..rows {
+        for c in 0..4u16 {
+            out.extend([0x03, 0x02, 14, 0]);
+            out.extend(r.to_le_bytes());
+            out.extend(c.to_le_bytes());
+            out.extend(15u16.to_le_bytes());
+            out.extend((f64::from(r) * 1.5 + f64::from(c)).to_le_bytes());
+        }
+        out.extend([0x04, 0x02, 9, 0]);
+        out.extend(r.to_le_bytes());
+        out.extend([4, 0, 15, 0, 1]);
+        out.extend([b'a' + (r % 26) as u8, b'b']);
+    }
+    out
+}
+
 #[test]
 fn both_revisions_round_trip_every_kind_of_input() {
     let text: Vec<u8> = b"the quick brown fox jumps over the lazy dog; "
@@ -155,6 +175,7 @@ fn both_revisions_round_trip_every_kind_of_input() {
         tone_wav(1, 16, 2000),
         gradient_ppm(40, 30),
         x86_elf(200),
+        biff(100),
         b"P5\n7 3\n255\n"
             .iter()
             .copied()
@@ -178,7 +199,7 @@ fn revision_1_is_revision_0_without_a_header() {
 }
 
 #[test]
-fn revision_1_helps_audio_images_and_code() {
+fn revision_1_helps_audio_images_code_and_spreadsheets() {
     for data in [
         tone_wav(2, 16, 6000),
         tone_wav(1, 8, 6000),
@@ -207,6 +228,9 @@ fn lying_headers_code_correctly() {
     let mut elf = x86_elf(0);
     elf.extend(noise(3000, 13));
     round_trip(&elf, &config(1));
+    let mut xls = biff(0);
+    xls.extend(noise(3000, 17));
+    round_trip(&xls, &config(1));
     let mut wide = b"P6\n99999 2\n255\n".to_vec();
     wide.extend(noise(3000, 9));
     round_trip(&wide, &config(1));
@@ -218,6 +242,7 @@ fn coding_is_deterministic() {
         tone_wav(2, 16, 2000),
         gradient_ppm(30, 20),
         x86_elf(100),
+        biff(50),
         noise(2000, 1),
     ] {
         for revision in [0, 1] {

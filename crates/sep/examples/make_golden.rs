@@ -228,6 +228,21 @@ fn x86_elf() -> Vec<u8> {
     out
 }
 
+/// A BIFF stream: BOF, then 60 rows of four NUMBER cells.
+fn cells_xls() -> Vec<u8> {
+    let mut out = vec![0x09, 0x00, 0x04, 0x00, 0x02, 0x00, 0x10, 0x00];
+    for r in 0..60u16 {
+        for c in 0..4u16 {
+            out.extend([0x03, 0x02, 14, 0]);
+            out.extend(r.to_le_bytes());
+            out.extend(c.to_le_bytes());
+            out.extend(15u16.to_le_bytes());
+            out.extend((f64::from(r) * 1.5 + f64::from(c)).to_le_bytes());
+        }
+    }
+    out
+}
+
 /// A WAV header that lies: it claims 1 GiB of audio, followed by 3000 bytes
 /// of 6-bit noise.
 fn fake_wav() -> Vec<u8> {
@@ -259,6 +274,7 @@ fn synthetic() -> Vec<(&'static str, Vec<u8>)> {
         ("tone.wav", tone_wav()),
         ("fake.wav", fake_wav()),
         ("x86.elf", x86_elf()),
+        ("cells.xls", cells_xls()),
     ]
 }
 
@@ -289,10 +305,7 @@ fn golden_list() -> Vec<Golden> {
     }
     for (name, model) in models() {
         if ["store", "order2", "pac", "mix", "mix-pac"].contains(&name) {
-            for (input, _) in synthetic()
-                .into_iter()
-                .filter(|(n, _)| !n.ends_with(".wav") && !n.ends_with(".elf"))
-            {
+            for (input, _) in synthetic().into_iter().filter(|(n, _)| !n.contains('.')) {
                 add(&format!("{name}.{input}.sep"), input, &model, None);
             }
             add(
@@ -303,7 +316,13 @@ fn golden_list() -> Vec<Golden> {
             );
         }
         if ["mix2", "default-r1"].contains(&name) {
-            for input in ["kodim23.crop32x24.ppm", "tone.wav", "fake.wav", "x86.elf"] {
+            for input in [
+                "kodim23.crop32x24.ppm",
+                "tone.wav",
+                "fake.wav",
+                "x86.elf",
+                "cells.xls",
+            ] {
                 let short = input.split('.').next().expect("name");
                 add(&format!("{name}.{short}.sep"), input, &model, None);
             }

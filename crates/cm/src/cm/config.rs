@@ -38,8 +38,8 @@ pub struct CmConfig {
     pub image: bool,
     /// The model's revision: 0 is the frozen v1 model; 1 adds data-type
     /// detection at the start of a block (WAV audio, PNM images, x86 ELF
-    /// files), switching to the audio, pixel or x86 model set where a header
-    /// says so
+    /// files, Excel BIFF streams), switching to the audio, pixel, x86 or
+    /// record model set where a header says so
     /// (doc/FORMAT.md section 4.11). Not part of [`to_bytes`](Self::to_bytes):
     /// the mix parameters carry it.
     pub revision: u8,
@@ -55,7 +55,9 @@ impl CmConfig {
             + u64::from(self.apms.count_ones()) * 2 * 33 * 65536
             + 4 * 256 * (slots + 1)
             + 4 * 1024 * 24
-            + if self.revision > 0 { 1 << 20 } else { 0 }
+            // Revision 1: the detected kind's tables (the BIFF family's
+            // 4 MiB column table is the largest) and second mixer.
+            + if self.revision > 0 { 6 << 20 } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

@@ -39,6 +39,7 @@ use crate::logistic::stretch;
 use crate::matcher::{MatchModel, Visibility};
 use crate::mixer2::Mixer2;
 use crate::models::audio::AudioContexts;
+use crate::models::biff::BiffContexts;
 use crate::models::detect::{DataKind, Detector};
 use crate::models::image::ImageContexts;
 use crate::models::order::OrderContexts;
@@ -76,22 +77,8 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
 /// revision-1 model detects the kind of a block (doc/FORMAT.md 4.11).
 pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
     match kind {
-        DataKind::X86 => {
-            let mut f: Vec<Box<dyn ContextModel>> = vec![
-                Box::new(OrderContexts::new(config.orders, config.long)),
-                Box::new(X86Contexts::new()),
-            ];
-            if config.word {
-                f.push(Box::new(WordContexts));
-            }
-            if config.sparse {
-                f.push(Box::new(SparseContexts));
-            }
-            if config.record {
-                f.push(Box::new(RecordContexts));
-            }
-            f
-        }
+        DataKind::X86 => generic_with(Box::new(X86Contexts::new()), config),
+        DataKind::Biff(ty, len) => generic_with(Box::new(BiffContexts::new(ty, len, 4)), config),
         DataKind::Audio(a) => vec![
             Box::new(OrderContexts::new(0, 0)),
             Box::new(AudioContexts::new(a)),
@@ -101,6 +88,24 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             Box::new(PixelContexts::new(i)),
         ],
     }
+}
+
+/// The configured families with `special` in place of the image contexts.
+fn generic_with(special: Box<dyn ContextModel>, config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
+    let mut f: Vec<Box<dyn ContextModel>> = vec![
+        Box::new(OrderContexts::new(config.orders, config.long)),
+        special,
+    ];
+    if config.word {
+        f.push(Box::new(WordContexts));
+    }
+    if config.sparse {
+        f.push(Box::new(SparseContexts));
+    }
+    if config.record {
+        f.push(Box::new(RecordContexts));
+    }
+    f
 }
 
 /// The mixer inputs after the hashed contexts, in mixer order: an order-0

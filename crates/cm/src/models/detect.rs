@@ -1,11 +1,12 @@
 //! Data-type detection at the start of a block (CM revision 1): the block's
 //! first bytes, as they are coded, are matched against a binary PNM header,
-//! a RIFF/WAVE header and an x86 ELF header. When one is complete, the model switches to the
+//! a RIFF/WAVE header, an x86 ELF header and a BIFF (Excel) BOF record. When one is complete, the model switches to the
 //! image or audio model set from the next byte on. Only headers are trusted,
 //! and only for layout: a header that lies gives worse predictions, never a
 //! wrong decode.
 
 use super::audio::AudioInfo;
+use super::biff::parse_bof;
 use super::image::ImageInfo;
 
 /// Longest header looked at.
@@ -20,6 +21,9 @@ pub(crate) enum DataKind {
     Image(ImageInfo),
     /// An ELF file for i386 or x86-64.
     X86,
+    /// An Excel BIFF stream: the BOF record's type and payload length; its
+    /// payload starts at block position 4.
+    Biff(u16, u16),
 }
 
 /// Watches the first bytes of a block for a header.
@@ -52,7 +56,8 @@ impl Detector {
             None
         }
         .or_else(|| AudioInfo::parse_wav(&self.header).map(DataKind::Audio))
-        .or_else(|| is_x86_elf(&self.header).then_some(DataKind::X86));
+        .or_else(|| is_x86_elf(&self.header).then_some(DataKind::X86))
+        .or_else(|| parse_bof(&self.header).map(|(t, l)| DataKind::Biff(t, l)));
         if kind.is_some() {
             self.done = true;
         }
@@ -105,5 +110,6 @@ mod tests {
         assert_eq!(feed(&elf), [(19, DataKind::X86)]);
         elf[18] = 0x28; // ARM
         assert!(feed(&elf).is_empty());
+        assert_eq!(feed(&[9, 0, 4, 0, 1, 2]), [(3, DataKind::Biff(9, 4))]);
     }
 }

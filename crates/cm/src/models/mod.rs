@@ -14,6 +14,7 @@ use crate::cm::CmStream;
 use crate::matcher::Visibility;
 
 pub(crate) mod audio;
+pub(crate) mod biff;
 pub(crate) mod detect;
 pub(crate) mod expected;
 pub(crate) mod image;
