@@ -15,6 +15,7 @@
 //! | `decode_order2` | byte 0: mode; then blocks | [`decode_blocks`] with order2 |
 //! | `decode_neural` | likewise | a tiny PAC network |
 //! | `decode_mix` | likewise | tiny context mixing, no network |
+//! | `decode_mix2` | likewise | the same with CM revision 1 (data-type detection) |
 //! | `decode_hybrid` | likewise | tiny context mixing with the tiny PAC network |
 //! | `roundtrip` | byte 0: model, byte 1: block size; then content | compress, decompress, compare |
 
@@ -85,6 +86,14 @@ pub fn decode_model(target: &str) -> Model {
         "decode_mix" => Model::Mix(MixConfig {
             cm: CmConfig {
                 apms: 1,
+                ..tiny_cm()
+            },
+            neural: None,
+        }),
+        "decode_mix2" => Model::Mix(MixConfig {
+            cm: CmConfig {
+                apms: 1,
+                revision: 1,
                 ..tiny_cm()
             },
             neural: None,
@@ -167,6 +176,7 @@ pub fn roundtrip_models() -> Vec<Model> {
         ))),
         decode_model("decode_mix"),
         decode_model("decode_hybrid"),
+        decode_model("decode_mix2"),
     ]
 }
 

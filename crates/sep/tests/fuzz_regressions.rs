@@ -11,11 +11,12 @@ mod targets;
 
 use std::path::{Path, PathBuf};
 
-const TARGETS: [&str; 6] = [
+const TARGETS: [&str; 7] = [
     "header",
     "decode_order2",
     "decode_neural",
     "decode_mix",
+    "decode_mix2",
     "decode_hybrid",
     "roundtrip",
 ];
