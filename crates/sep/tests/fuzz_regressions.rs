@@ -110,7 +110,7 @@ fn write_fuzz_seeds() {
         std::fs::create_dir_all(&dir).expect("create seeds folder");
         std::fs::write(dir.join(name), bytes).expect("write seed");
     };
-    for target in &TARGETS[1..5] {
+    for target in &TARGETS[1..6] {
         let model = targets::decode_model(target);
         let header_len = targets::fixed_header(&model).to_bytes().len();
         for (i, text) in texts.iter().enumerate() {
