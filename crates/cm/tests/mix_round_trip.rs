@@ -157,6 +157,41 @@ fn biff(rows: u16) -> Vec<u8> {
     out
 }
 
+/// A bi-level bitmap (1 bit per pixel, rows of `width` bytes) of vertical
+/// streaks: a pixel copies the one above, except that a white pixel turns
+/// black with probability 1/128 and a black one white with 1/5; and a
+/// vertical rule. Mostly zero bytes, no header.
+fn fax(width: usize, rows: usize) -> Vec<u8> {
+    let mut out = vec![0u8; width * rows];
+    let mut s = 0x1234_5678u32;
+    for y in 1..rows {
+        for x in 0..width * 8 {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            let (byte, bit) = (x / 8, 0x80u8 >> (x % 8));
+            let above = out[(y - 1) * width + byte] & bit != 0;
+            let black = if above {
+                !s.is_multiple_of(5)
+            } else {
+                s.is_multiple_of(128)
+            };
+            if black || x == 45 {
+                out[y * width + byte] |= bit;
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_bitmap_switches_to_the_bilevel_model_and_shrinks() {
+    let data = fax(64, 3000);
+    let v0 = round_trip(&data, &config(0)).len();
+    let v1 = round_trip(&data, &config(1)).len();
+    assert!(v1 < v0, "revision 1 {v1} bytes, revision 0 {v0}");
+}
+
 #[test]
 fn both_revisions_round_trip_every_kind_of_input() {
     let text: Vec<u8> = b"the quick brown fox jumps over the lazy dog; "

@@ -243,6 +243,34 @@ fn cells_xls() -> Vec<u8> {
     out
 }
 
+/// A bi-level bitmap of 1100 rows of 64 bytes: vertical streaks (a pixel
+/// copies the one above, except that white turns black with probability
+/// 1/128 and black turns white with 1/5) and a vertical rule. Large enough
+/// (70,400 bytes) for CM revision 1 to switch to its bi-level model.
+fn fax() -> Vec<u8> {
+    let (width, rows) = (64, 1100);
+    let mut out = vec![0u8; width * rows];
+    let mut s = 0x1234_5678u32;
+    for y in 1..rows {
+        for x in 0..width * 8 {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            let (byte, bit) = (x / 8, 0x80u8 >> (x % 8));
+            let above = out[(y - 1) * width + byte] & bit != 0;
+            let black = if above {
+                !s.is_multiple_of(5)
+            } else {
+                s.is_multiple_of(128)
+            };
+            if black || x == 45 {
+                out[y * width + byte] |= bit;
+            }
+        }
+    }
+    out
+}
+
 /// A WAV header that lies: it claims 1 GiB of audio, followed by 3000 bytes
 /// of 6-bit noise.
 fn fake_wav() -> Vec<u8> {
@@ -275,6 +303,7 @@ fn synthetic() -> Vec<(&'static str, Vec<u8>)> {
         ("fake.wav", fake_wav()),
         ("x86.elf", x86_elf()),
         ("cells.xls", cells_xls()),
+        ("fax.pbm", fax()),
     ]
 }
 
@@ -322,6 +351,7 @@ fn golden_list() -> Vec<Golden> {
                 "fake.wav",
                 "x86.elf",
                 "cells.xls",
+                "fax.pbm",
             ] {
                 let short = input.split('.').next().expect("name");
                 add(&format!("{name}.{short}.sep"), input, &model, None);

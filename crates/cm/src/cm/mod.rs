@@ -40,6 +40,7 @@ use crate::matcher::{MatchModel, Visibility};
 use crate::mixer2::Mixer2;
 use crate::models::audio::AudioContexts;
 use crate::models::biff::BiffContexts;
+use crate::models::bilevel::BilevelContexts;
 use crate::models::detect::{DataKind, Detector};
 use crate::models::image::ImageContexts;
 use crate::models::order::OrderContexts;
@@ -78,6 +79,7 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
 pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
     match kind {
         DataKind::X86 => generic_with(Box::new(X86Contexts::new()), config),
+        DataKind::Bilevel(width) => generic_with(Box::new(BilevelContexts::new(width)), config),
         DataKind::Biff(ty, len) => generic_with(Box::new(BiffContexts::new(ty, len, 4)), config),
         DataKind::Audio(a) => vec![
             Box::new(OrderContexts::new(0, 0)),
@@ -440,7 +442,11 @@ impl Cm {
             f.observe(data, pos, b);
         }
         if let Some(d) = self.detector.as_mut()
-            && let Some(kind) = d.observe(pos, b)
+            && let Some(kind) = d.observe(pos, b).or_else(|| {
+                (st.start == 0)
+                    .then(|| d.observe_statistics(pos, b, st.record.len))
+                    .flatten()
+            })
         {
             self.install(kind_families(kind, &self.config));
         }

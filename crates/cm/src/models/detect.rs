@@ -24,6 +24,9 @@ pub(crate) enum DataKind {
     /// An Excel BIFF stream: the BOF record's type and payload length; its
     /// payload starts at block position 4.
     Biff(u16, u16),
+    /// A bi-level bitmap with rows of this many bytes (found from
+    /// statistics, see [`Detector::observe_statistics`]).
+    Bilevel(usize),
 }
 
 /// Watches the first bytes of a block for a header.
@@ -31,7 +34,14 @@ pub(crate) enum DataKind {
 pub(crate) struct Detector {
     header: Vec<u8>,
     done: bool,
+    /// A header was found.
+    found: bool,
+    /// Zero bytes among the first [`STATISTICS_LEN`] bytes.
+    zeros: u32,
 }
+
+/// Bytes after which the statistics decide.
+pub(crate) const STATISTICS_LEN: usize = 1 << 16;
 
 impl Detector {
     /// A detector that has seen nothing.
@@ -39,6 +49,8 @@ impl Detector {
         Detector {
             header: Vec::with_capacity(64),
             done: false,
+            found: false,
+            zeros: 0,
         }
     }
 
@@ -60,8 +72,34 @@ impl Detector {
         .or_else(|| parse_bof(&self.header).map(|(t, l)| DataKind::Biff(t, l)));
         if kind.is_some() {
             self.done = true;
+            self.found = true;
         }
         kind
+    }
+
+    /// Sees the byte coded at `pos` of a single stream starting at 0 whose
+    /// record detector reports rows of `record_len` bytes (0: none). From
+    /// the [`STATISTICS_LEN`]-th byte on, up to 1 MiB, without a header: a
+    /// bi-level bitmap once at least 60% of the first [`STATISTICS_LEN`]
+    /// bytes were zero and rows of 16 to 8192 bytes have been found.
+    pub fn observe_statistics(
+        &mut self,
+        pos: usize,
+        byte: u8,
+        record_len: u32,
+    ) -> Option<DataKind> {
+        if self.found || pos >= 1 << 20 {
+            return None;
+        }
+        if pos < STATISTICS_LEN {
+            self.zeros += u32::from(byte == 0);
+        }
+        let enough = self.zeros as usize * 10 >= STATISTICS_LEN * 6;
+        if pos + 1 >= STATISTICS_LEN && enough && (16..=8192).contains(&record_len) {
+            self.found = true;
+            return Some(DataKind::Bilevel(record_len as usize));
+        }
+        None
     }
 }
 
@@ -111,5 +149,25 @@ mod tests {
         elf[18] = 0x28; // ARM
         assert!(feed(&elf).is_empty());
         assert_eq!(feed(&[9, 0, 4, 0, 1, 2]), [(3, DataKind::Biff(9, 4))]);
+    }
+
+    #[test]
+    fn finds_bitmaps_from_statistics() {
+        let mut d = Detector::new();
+        let mut got = Vec::new();
+        for pos in 0..STATISTICS_LEN + 100 {
+            let byte = u8::from(pos % 3 == 0);
+            let rows = if pos < STATISTICS_LEN + 50 { 0 } else { 216 };
+            if let Some(k) = d.observe_statistics(pos, byte, rows) {
+                got.push((pos, k));
+            }
+        }
+        assert_eq!(got, [(STATISTICS_LEN + 50, DataKind::Bilevel(216))]);
+        // Too few zero bytes: never.
+        let mut d = Detector::new();
+        assert!((0..STATISTICS_LEN + 10).all(|p| {
+            d.observe_statistics(p, 1 + (p % 2 == 0) as u8, 216)
+                .is_none()
+        }));
     }
 }

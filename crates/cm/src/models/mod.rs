@@ -15,6 +15,7 @@ use crate::matcher::Visibility;
 
 pub(crate) mod audio;
 pub(crate) mod biff;
+pub(crate) mod bilevel;
 pub(crate) mod detect;
 pub(crate) mod expected;
 pub(crate) mod image;
