@@ -6,6 +6,13 @@
 //! integers and tables fixed by the format, the encoder and the decoder
 //! compute identical probabilities on every machine.
 //!
+//! The context-mixing model of `--model mix` is [`Cm`] (`cm/`): it mixes
+//! the predictions of context families that each live in one file of
+//! `models/` (order-N, word, sparse, record, image; and for CM revision 1
+//! the data-type detector with the audio, pixel, x86, BIFF and bi-level
+//! families) behind one trait, so adding a family is one new file plus a
+//! registration line. Revision 0 of it is frozen: see `cm/mod.rs`.
+//!
 //! Start with [`Order2`], the fast model selected by `--model order2`. The
 //! building blocks it is made of ([`AdaptiveProbs`], [`Mixer`], [`Apm`],
 //! [`squash`]/[`stretch`]) are public so that richer models can reuse them.
