@@ -9,6 +9,7 @@ mod bench;
 mod memory;
 mod output;
 mod progress;
+mod signals;
 
 use anyhow::{Context, Result, anyhow, bail};
 use args::Args;
@@ -40,24 +41,66 @@ fn main() -> ExitCode {
     }
     let args = match Args::try_parse_from(rewrite_subcommands(argv)) {
         Ok(a) => a,
+        Err(e) if e.use_stderr() => {
+            eprintln!("sep: {}", clap_error_line(&e));
+            return ExitCode::from(2);
+        }
         Err(e) => {
+            // --help and --version: their text, on standard output.
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            return ExitCode::SUCCESS;
         }
     };
+    signals::install();
     match run(&args) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) if e.is::<Usage>() => {
             eprintln!("sep: {e}");
-            eprintln!("Try 'sep --help' for more information.");
             ExitCode::from(2)
         }
         Err(e) => {
-            eprintln!("sep: {e:#}");
+            if is_broken_pipe(&e) {
+                signals::die_of_broken_pipe();
+            }
+            eprintln!("sep: {}", error_text(&e));
             ExitCode::from(1)
         }
     }
+}
+
+/// Clap's error as one line, without its "error: " prefix, its tips and
+/// its usage lines.
+fn clap_error_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let first = text.lines().next().unwrap_or("invalid arguments").trim();
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    format!("{first} (see sep --help)")
+}
+
+/// An error and its causes, joined by ": ", leaving out a cause whose text
+/// the previous one already shows (`sep::Error::Io` displays its source).
+fn error_text(e: &anyhow::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in e.chain() {
+        let s = cause.to_string();
+        if parts.last().is_some_and(|p| p.contains(&s)) {
+            continue;
+        }
+        parts.push(s);
+    }
+    parts.join(": ")
+}
+
+/// Whether the error comes from writing to a closed pipe.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+            || c.downcast_ref::<sep::Error>().is_some_and(
+                |s| matches!(s, sep::Error::Io(io) if io.kind() == io::ErrorKind::BrokenPipe),
+            )
+    })
 }
 
 /// The model from `--model`, `--preset`, `--streams`, `--context` and the
@@ -142,10 +185,14 @@ fn choose_model(args: &Args) -> Result<sep::Model> {
     Ok(model)
 }
 
-/// `sep info FILE...` is `sep -l FILE...`.
+/// `sep info FILE...` is `sep -l FILE...`; `sep help` is `sep --help`
+/// (`sep ./help` and `sep -- help` still name a file).
 fn rewrite_subcommands(mut argv: Vec<OsString>) -> Vec<OsString> {
     if argv.get(1).is_some_and(|a| a == "info") {
         argv[1] = "-l".into();
+    }
+    if argv.get(1).is_some_and(|a| a == "help") {
+        argv[1] = "--help".into();
     }
     argv
 }
@@ -197,7 +244,10 @@ fn run(args: &Args) -> Result<bool> {
     let mut all_ok = true;
     for input in &inputs {
         if let Err(e) = ctx.process(input) {
-            eprintln!("sep: {}: {e:#}", display_name(input));
+            if is_broken_pipe(&e) {
+                signals::die_of_broken_pipe();
+            }
+            eprintln!("sep: {}: {}", display_name(input), error_text(&e));
             all_ok = false;
         }
     }
@@ -211,6 +261,23 @@ fn run(args: &Args) -> Result<bool> {
         );
     }
     Ok(all_ok)
+}
+
+/// `name` without `suffix`, when it ends with it and something that is not
+/// a folder separator comes before; on the raw bytes of the name, so that
+/// names that are not UTF-8 keep every byte.
+fn strip_suffix(name: &std::ffi::OsStr, suffix: &str) -> Option<OsString> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::{OsStrExt, OsStringExt};
+        let stem = name.as_bytes().strip_suffix(suffix.as_bytes())?;
+        (!stem.is_empty() && !stem.ends_with(b"/")).then(|| OsString::from_vec(stem.to_vec()))
+    }
+    #[cfg(not(unix))]
+    {
+        let stem = name.to_str()?.strip_suffix(suffix)?;
+        (!stem.is_empty() && !stem.ends_with(['/', '\\'])).then(|| stem.into())
+    }
 }
 
 fn is_stdin(p: &Path) -> bool {
@@ -235,8 +302,38 @@ struct Ctx<'a> {
 /// An opened input: the reader, its length if known, and its metadata.
 struct Input {
     reader: Box<dyn Read>,
+    /// The length to declare in the header: only for regular files that do
+    /// not lie about their size; the reader stops there.
     len: Option<u64>,
     meta: Option<std::fs::Metadata>,
+    /// The open file, to see afterwards whether it changed while read.
+    file: Option<File>,
+}
+
+impl Input {
+    /// Whether the file changed (size or modification time) since opened.
+    fn changed(&self) -> bool {
+        match (&self.file, &self.meta) {
+            (Some(f), Some(before)) => match f.metadata() {
+                Ok(now) => {
+                    now.len() != before.len() || now.modified().ok() != before.modified().ok()
+                }
+                Err(_) => true,
+            },
+            _ => false,
+        }
+    }
+}
+
+/// Whether a file's size cannot be trusted: empty regular files (procfs
+/// reports 0 for files that have content) and everything under /proc and
+/// /sys (sysfs reports 4096). Those are read to the end as streams.
+fn size_may_lie(path: &Path, meta: &std::fs::Metadata) -> bool {
+    if !meta.is_file() || meta.len() == 0 {
+        return true;
+    }
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    real.starts_with("/proc") || real.starts_with("/sys")
 }
 
 fn open_input(path: &Path) -> Result<Input> {
@@ -245,19 +342,36 @@ fn open_input(path: &Path) -> Result<Input> {
             reader: Box::new(io::stdin().lock()),
             len: None,
             meta: None,
+            file: None,
         });
     }
-    let meta = std::fs::metadata(path).map_err(|e| anyhow!(io_message(&e)))?;
+    let file = File::open(path).map_err(|e| anyhow!(io_message(&e)))?;
+    let meta = file.metadata().map_err(|e| anyhow!(io_message(&e)))?;
     if meta.is_dir() {
         bail!("is a directory (ignored)");
     }
-    let file = File::open(path).map_err(|e| anyhow!(io_message(&e)))?;
-    let len = meta.is_file().then_some(meta.len());
+    let len = (!size_may_lie(path, &meta)).then_some(meta.len());
+    let watch = file.try_clone().ok();
+    let buffered = BufReader::with_capacity(1 << 16, file);
+    let reader: Box<dyn Read> = match len {
+        // Bytes appended after opening are not the declared content: the
+        // change is reported afterwards (see `Input::changed`).
+        Some(n) => Box::new(buffered.take(n)),
+        None => Box::new(buffered),
+    };
     Ok(Input {
-        reader: Box::new(BufReader::with_capacity(1 << 16, file)),
+        reader,
         len,
         meta: Some(meta),
+        file: watch,
     })
+}
+
+/// Whether to refuse reading from standard input because it is a terminal
+/// (as zstd: "stdin is a console, aborting"); `-f` lets one type the data
+/// to compress.
+fn refuse_console_stdin(mode: Mode, force: bool, stdin_is_terminal: bool) -> bool {
+    stdin_is_terminal && !(mode == Mode::Compress && force)
 }
 
 /// "No such file or directory" rather than "No such file or directory (os error 2)".
@@ -279,6 +393,11 @@ impl Ctx<'_> {
     }
 
     fn process(&self, input: &Path) -> Result<()> {
+        if is_stdin(input)
+            && refuse_console_stdin(self.mode, self.args.force, io::stdin().is_terminal())
+        {
+            bail!("stdin is a console, aborting (give a FILE, or pipe data in)");
+        }
         match self.mode {
             Mode::List => self.list(input),
             Mode::Test => self.test(input),
@@ -298,10 +417,10 @@ impl Ctx<'_> {
         if is_stdin(input) {
             return Ok(None);
         }
-        let name = input.as_os_str().to_string_lossy();
         match self.mode {
             Mode::Compress => {
-                if name.ends_with(&self.args.suffix) && !self.args.force {
+                if strip_suffix(input.as_os_str(), &self.args.suffix).is_some() && !self.args.force
+                {
                     bail!(
                         "already has suffix {} (ignored; use -f to compress it anyway)",
                         self.args.suffix
@@ -311,10 +430,8 @@ impl Ctx<'_> {
                 out.push(&self.args.suffix);
                 Ok(Some(out.into()))
             }
-            _ => match name.strip_suffix(&self.args.suffix) {
-                Some(stem) if !stem.is_empty() && !stem.ends_with('/') => {
-                    Ok(Some(PathBuf::from(stem)))
-                }
+            _ => match strip_suffix(input.as_os_str(), &self.args.suffix) {
+                Some(stem) => Ok(Some(PathBuf::from(stem))),
                 _ => bail!(
                     "unknown suffix, expected {} (use -o or -c to name the output)",
                     self.args.suffix
@@ -366,8 +483,14 @@ impl Ctx<'_> {
         drop(w);
         bar.finish_and_clear();
         out.commit(inp.meta.as_ref())?;
+        if inp.changed() {
+            let dest = out_path
+                .as_deref()
+                .map_or_else(|| "the output".to_string(), |p| p.display().to_string());
+            bail!("changed while being read; {dest} holds the {n_in} bytes read; input kept");
+        }
         self.report(input, out_path.as_deref(), n_in, n_out, n_in, start);
-        self.remove_input(input, out_path.as_deref())
+        self.remove_input(input, out_path.as_deref(), &inp)
     }
 
     fn decompress(&self, input: &Path) -> Result<()> {
@@ -389,7 +512,7 @@ impl Ctx<'_> {
         let n_in = bar.position();
         out.commit(inp.meta.as_ref())?;
         self.report(input, out_path.as_deref(), n_out, n_in, n_out, start);
-        self.remove_input(input, out_path.as_deref())
+        self.remove_input(input, out_path.as_deref(), &inp)
     }
 
     fn test(&self, input: &Path) -> Result<()> {
@@ -405,10 +528,10 @@ impl Ctx<'_> {
         if self.verbosity() >= 1 {
             let secs = start.elapsed().as_secs_f64();
             eprintln!(
-                "{}: OK ({} bytes, {:.2} MB/s)",
+                "{}: OK ({} bytes, {})",
                 display_name(input),
                 n,
-                n as f64 / secs.max(1e-9) / 1e6
+                human_rate(n, secs)
             );
         }
         Ok(())
@@ -497,29 +620,25 @@ impl Ctx<'_> {
         if self.verbosity() >= 2 || (self.verbosity() == 1 && to_file) {
             let secs = start.elapsed().as_secs_f64();
             let dest = out.map_or_else(|| "(stdout)".to_string(), |p| p.display().to_string());
+            let (from, to) = if self.mode == Mode::Compress {
+                (raw, archive)
+            } else {
+                (archive, raw)
+            };
             eprintln!(
-                "{}: {} => {} bytes, ratio {:.3} ({:.2}%), {:.2} MB/s => {}",
+                "{}: {from} => {to} bytes{}, {} => {dest}",
                 display_name(input),
-                if self.mode == Mode::Compress {
-                    raw
-                } else {
-                    archive
-                },
-                if self.mode == Mode::Compress {
-                    archive
-                } else {
-                    raw
-                },
-                raw as f64 / archive.max(1) as f64,
-                100.0 * archive as f64 / raw.max(1) as f64,
-                speed_bytes as f64 / secs.max(1e-9) / 1e6,
-                dest
+                ratio_text(raw, archive),
+                human_rate(speed_bytes, secs),
             );
         }
     }
 
-    fn remove_input(&self, input: &Path, out: Option<&Path>) -> Result<()> {
+    fn remove_input(&self, input: &Path, out: Option<&Path>, inp: &Input) -> Result<()> {
         if self.args.rm && !self.args.keep && out.is_some() && !is_stdin(input) {
+            if inp.changed() {
+                bail!("changed while being read; not removed");
+            }
             std::fs::remove_file(input).with_context(|| "could not remove the input")?;
         }
         Ok(())
@@ -553,6 +672,31 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// I/O buffers): about 4 MiB measured on Linux x86-64 (`sep -v` storing an
 /// empty input). `sep -l` adds it to the decoder's estimate.
 const PROGRAM_MEMORY: u64 = 4 << 20;
+
+/// ", ratio 3.120 (32.05%)"; nothing for empty content, which has no ratio.
+fn ratio_text(raw: u64, archive: u64) -> String {
+    if raw == 0 || archive == 0 {
+        return String::new();
+    }
+    format!(
+        ", ratio {:.3} ({:.2}%)",
+        raw as f64 / archive as f64,
+        100.0 * archive as f64 / raw as f64
+    )
+}
+
+/// A speed with a unit that shows its digits: "12.3 MB/s", "45.6 KB/s",
+/// "789 B/s" (decimal units, as the byte counts).
+fn human_rate(bytes: u64, secs: f64) -> String {
+    let r = bytes as f64 / secs.max(1e-9);
+    if r >= 1e6 {
+        format!("{:.2} MB/s", r / 1e6)
+    } else if r >= 1e3 {
+        format!("{:.2} KB/s", r / 1e3)
+    } else {
+        format!("{r:.0} B/s")
+    }
+}
 
 fn human_bytes(n: u64) -> String {
     match n {
