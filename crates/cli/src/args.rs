@@ -8,16 +8,17 @@ use std::path::PathBuf;
 /// Compresses each FILE to FILE.sep (or decompresses FILE.sep to FILE with
 /// -d). With no FILE, or when FILE is -, reads standard input and writes
 /// standard output.
-#[derive(Debug, Parser)]
+#[derive(Debug, Clone, Parser)]
 #[command(
     name = "sep",
     version,
     about,
     max_term_width = 100,
-    args_override_self = true
+    args_override_self = true,
+    after_help = AFTER_HELP
 )]
 pub struct Args {
-    /// Files to process; none or `-` means standard input.
+    /// Files to process (folders with -r); none or - means standard input.
     pub files: Vec<PathBuf>,
 
     /// Compress (the default).
@@ -32,9 +33,21 @@ pub struct Args {
     #[arg(short = 't', long, conflicts_with_all = ["list"])]
     pub test: bool,
 
-    /// Print the header and block summary of archives (also `sep info`).
+    /// List archives: one line each (with -v: header and blocks in detail;
+    /// also sep info FILE).
     #[arg(short = 'l', long)]
     pub list: bool,
+
+    /// Compression level 1-9 (also -1 .. -9; --fast is 1, --best is 9):
+    /// picks the model and preset, see the table below.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=9))]
+    pub level: Option<u8>,
+
+    /// Compress or decompress the files in folders, recursively (symbolic
+    /// links inside folders are skipped; -d takes only files ending in the
+    /// suffix).
+    #[arg(short = 'r', long)]
+    pub recursive: bool,
 
     /// Write to standard output.
     #[arg(short = 'c', long = "stdout")]
@@ -104,7 +117,7 @@ pub struct Args {
     #[arg(long, value_name = "L")]
     pub context: Option<u16>,
 
-    /// Code `-T` blocks at a time and write them all before reading more,
+    /// Code -T blocks at a time and write them all before reading more,
     /// instead of the pipeline (for measurements; same archive).
     #[arg(long)]
     pub no_pipeline: bool,
@@ -121,18 +134,40 @@ pub struct Args {
     #[arg(short = 'S', long, value_name = "SUFFIX", default_value = ".sep")]
     pub suffix: String,
 
-    /// More messages (repeat for more).
+    /// More messages: -v settings and peak memory, -vv also times (with -l:
+    /// the detailed view). The last of -q and -v wins.
     #[arg(short = 'v', long, action = ArgAction::Count)]
     pub verbose: u8,
 
-    /// Only errors.
-    #[arg(short = 'q', long, conflicts_with = "verbose")]
+    /// Only errors. The last of -q and -v wins.
+    #[arg(short = 'q', long)]
     pub quiet: bool,
 
     /// Never show a progress bar.
     #[arg(long)]
     pub no_progress: bool,
 }
+
+/// The text after the options in `--help`: levels, commands, special outputs.
+pub const AFTER_HELP: &str = "\
+Levels (-1 .. -9, --fast = -1, --best = -9; without one: -6):
+  level  model, preset   compresses at (CPU)  bench set, 13.5 MB
+  -1     order2          4.6 MB/s             ratio 2.88
+  -2 -3  mix, fast       0.49 MB/s            ratio 4.76
+  -4..6  mix, default    0.28 MB/s            ratio 5.10
+  -7..9  mix, max        0.27 MB/s            ratio 5.12
+  A level sets -m and -p; it cannot be combined with them.
+
+Commands:
+  sep bench FILE... DIR...   compare sep's modes with xz, zstd, ... (sep bench --help)
+  sep info FILE...           the same as sep -l -v FILE...
+  sep help                   this text
+
+Outputs: an existing output that is not a regular file (/dev/null, a FIFO, a device),
+also through a symbolic link, is written in place without -f. An existing symbolic
+link to a regular file needs -f, which replaces the link, not its target (as zstd).
+Exit codes: 0 success, 1 an input failed, 2 a usage error; killed by SIGINT, SIGTERM,
+SIGHUP or SIGPIPE as other tools (a shell shows 130, 143, 129, 141), leaving no output.";
 
 /// Parses `65536`, `64K`, `4M`, `16MiB`, `1G` (powers of 1024).
 pub fn parse_size(s: &str) -> Result<u32, String> {

@@ -13,7 +13,7 @@ mod signals;
 
 use anyhow::{Context, Result, anyhow, bail};
 use args::Args;
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use output::Output;
 use std::ffi::OsString;
 use std::fs::File;
@@ -39,8 +39,20 @@ fn main() -> ExitCode {
     if let Some(code) = bench::dispatch(&argv) {
         return code;
     }
-    let args = match Args::try_parse_from(rewrite_subcommands(argv)) {
-        Ok(a) => a,
+    let version: &'static str = Box::leak(
+        format!(
+            "{} (archive format {})",
+            env!("CARGO_PKG_VERSION"),
+            sep::format::FORMAT_VERSION
+        )
+        .into_boxed_str(),
+    );
+    let parsed = Args::command()
+        .version(version)
+        .try_get_matches_from(rewrite_levels(rewrite_subcommands(argv)))
+        .and_then(|m| Args::from_arg_matches(&m).map(|a| (a, m)));
+    let (args, matches) = match parsed {
+        Ok(p) => p,
         Err(e) if e.use_stderr() => {
             eprintln!("sep: {}", clap_error_line(&e));
             return ExitCode::from(2);
@@ -51,8 +63,16 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
     };
+    let args = match apply_level(args, &matches) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("sep: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let verbosity = resolve_verbosity(&matches);
     signals::install();
-    match run(&args) {
+    match run(&args, verbosity) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) if e.is::<Usage>() => {
@@ -66,6 +86,90 @@ fn main() -> ExitCode {
             eprintln!("sep: {}", error_text(&e));
             ExitCode::from(1)
         }
+    }
+}
+
+/// `-1` .. `-9` become `--level=N`, `--fast` `--level=1`, `--best`
+/// `--level=9` (clap has no digit flags); after `--` nothing changes.
+fn rewrite_levels(argv: Vec<OsString>) -> Vec<OsString> {
+    let mut out = Vec::with_capacity(argv.len());
+    let mut options_end = false;
+    for (i, a) in argv.into_iter().enumerate() {
+        if i > 0 && !options_end {
+            if a == "--" {
+                options_end = true;
+            } else if let Some(s) = a.to_str() {
+                let level = match s {
+                    "--fast" => Some("1"),
+                    "--best" => Some("9"),
+                    _ => s
+                        .strip_prefix('-')
+                        .filter(|d| d.len() == 1 && matches!(d.as_bytes()[0], b'1'..=b'9')),
+                };
+                if let Some(n) = level {
+                    out.push(format!("--level={n}").into());
+                    continue;
+                }
+            }
+        }
+        out.push(a);
+    }
+    out
+}
+
+/// The model and preset of each level (see `args::AFTER_HELP`).
+fn level_setting(level: u8) -> (&'static str, Option<&'static str>) {
+    match level {
+        1 => ("order2", None),
+        2 | 3 => ("mix", Some("fast")),
+        4..=6 => ("mix", Some("default")),
+        _ => ("mix", Some("max")),
+    }
+}
+
+/// Sets `-m` and `-p` from a level; a level with an explicit `-m` or `-p` is
+/// a usage error (which would win is not obvious).
+fn apply_level(mut args: Args, m: &clap::ArgMatches) -> Result<Args, String> {
+    let Some(level) = args.level else {
+        return Ok(args);
+    };
+    let given = |id: &str| m.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+    if given("model") || given("preset") {
+        return Err(format!(
+            "-{level} sets the model and preset; leave out -m and -p (see sep --help)"
+        ));
+    }
+    let (model, preset) = level_setting(level);
+    args.model = model.into();
+    args.preset = preset.map(String::from);
+    Ok(args)
+}
+
+/// 0 with -q, else 1 plus the number of -v; the last of -q and -v wins (a
+/// -v after -q counts from 1 again).
+fn resolve_verbosity(m: &clap::ArgMatches) -> u8 {
+    let given = |id: &str| m.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+    let last_q = if given("quiet") {
+        m.indices_of("quiet").and_then(|i| i.max())
+    } else {
+        None
+    };
+    let vs: Vec<usize> = if given("verbose") {
+        m.indices_of("verbose")
+            .map(|i| i.collect())
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    // `-vv` is one index with a count of 2.
+    let count = m.get_count("verbose").min(250);
+    match last_q {
+        Some(q) => match vs.iter().filter(|&&v| v > q).count() {
+            0 => 0,
+            n if n == vs.len() => 1 + count,
+            n => 1 + n as u8,
+        },
+        None => 1 + count,
     }
 }
 
@@ -185,11 +289,12 @@ fn choose_model(args: &Args) -> Result<sep::Model> {
     Ok(model)
 }
 
-/// `sep info FILE...` is `sep -l FILE...`; `sep help` is `sep --help`
+/// `sep info FILE...` is `sep -l -v FILE...`; `sep help` is `sep --help`
 /// (`sep ./help` and `sep -- help` still name a file).
 fn rewrite_subcommands(mut argv: Vec<OsString>) -> Vec<OsString> {
     if argv.get(1).is_some_and(|a| a == "info") {
         argv[1] = "-l".into();
+        argv.insert(2, "-v".into());
     }
     if argv.get(1).is_some_and(|a| a == "help") {
         argv[1] = "--help".into();
@@ -206,7 +311,7 @@ enum Mode {
 }
 
 /// Runs every input; `Ok(false)` when at least one failed.
-fn run(args: &Args) -> Result<bool> {
+fn run(args: &Args, verbosity: u8) -> Result<bool> {
     let mode = if args.list {
         Mode::List
     } else if args.test {
@@ -220,6 +325,21 @@ fn run(args: &Args) -> Result<bool> {
     let mut inputs: Vec<PathBuf> = args.files.clone();
     if inputs.is_empty() {
         inputs.push(PathBuf::from("-"));
+    }
+    let mut all_ok = true;
+    if args.recursive {
+        let mut expanded = Vec::new();
+        for input in inputs {
+            if !is_stdin(&input) && input.is_dir() {
+                if let Err(e) = walk(&input, mode, &args.suffix, &mut expanded) {
+                    eprintln!("sep: {}: {}", input.display(), error_text(&e));
+                    all_ok = false;
+                }
+            } else {
+                expanded.push(input);
+            }
+        }
+        inputs = expanded;
     }
     if args.output.is_some() && inputs.len() > 1 {
         return Err(Usage("-o can only be used with a single input".into()).into());
@@ -240,8 +360,12 @@ fn run(args: &Args) -> Result<bool> {
         mode,
         model,
         threads,
+        verbosity,
+        totals: Default::default(),
     };
-    let mut all_ok = true;
+    if mode == Mode::List && verbosity < 2 {
+        ctx.list_header()?;
+    }
     for input in &inputs {
         if let Err(e) = ctx.process(input) {
             if is_broken_pipe(&e) {
@@ -250,6 +374,18 @@ fn run(args: &Args) -> Result<bool> {
             eprintln!("sep: {}: {}", display_name(input), error_text(&e));
             all_ok = false;
         }
+    }
+    let (files, raw, archive) = ctx.totals.get();
+    if files > 1 && verbosity >= 1 && matches!(mode, Mode::Compress | Mode::Decompress) {
+        let (from, to) = if mode == Mode::Compress {
+            (raw, archive)
+        } else {
+            (archive, raw)
+        };
+        eprintln!(
+            "sep: {files} files, {from} => {to} bytes{}",
+            ratio_text(raw, archive)
+        );
     }
     if ctx.verbosity() >= 2
         && let Some(peak) = memory::peak_rss()
@@ -261,6 +397,46 @@ fn run(args: &Args) -> Result<bool> {
         );
     }
     Ok(all_ok)
+}
+
+/// The model and preset that wrote an archive with header `h` ("mix/max",
+/// "order2", "neural/paper-pac"), found by building the header each known
+/// setting writes for the same block size; "mix (custom)" and the like when
+/// none matches (knobs such as --context).
+fn model_label(h: &sep::format::Header) -> String {
+    let mut candidates: Vec<(String, sep::Model)> = Vec::new();
+    for name in ["order2", "store"] {
+        if let Some(m) = sep::Model::from_name(name) {
+            candidates.push((name.into(), m));
+        }
+    }
+    for p in sep::Preset::ALL {
+        candidates.push((format!("mix/{}", p.name()), sep::Model::mix_preset(p)));
+        candidates.push((format!("neural/{}", p.name()), sep::Model::preset(p)));
+    }
+    for (label, model) in candidates {
+        let options = sep::Options {
+            model,
+            block_size: Some(h.block_size),
+            seed: h.seed,
+            content_length: h.content_length,
+            ..sep::Options::default()
+        };
+        if let Ok((c, _)) = options.header()
+            && (c.model_id, c.streams, c.context, &c.params)
+                == (h.model_id, h.streams, h.context, &h.params)
+        {
+            return label;
+        }
+    }
+    let family = match h.model_id {
+        0 => "store",
+        1 => "order2",
+        2 => "neural",
+        3 => "mix",
+        _ => "unknown",
+    };
+    format!("{family} (custom)")
 }
 
 /// `name` without `suffix`, when it ends with it and something that is not
@@ -280,6 +456,30 @@ fn strip_suffix(name: &std::ffi::OsStr, suffix: &str) -> Option<OsString> {
     }
 }
 
+/// Appends the files under `dir` (sorted, recursively) that `mode` takes:
+/// archives (ending in `suffix`) to decompress, test or list, the others to
+/// compress. Symbolic links inside folders are skipped, as zstd -r does.
+fn walk(dir: &Path, mode: Mode, suffix: &str, out: &mut Vec<PathBuf>) -> Result<()> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| anyhow!(io_message(&e)))?
+        .filter_map(|e| e.ok())
+        .collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let path = e.path();
+        let Ok(ft) = e.file_type() else { continue };
+        if ft.is_dir() {
+            walk(&path, mode, suffix, out)?;
+        } else if ft.is_file() {
+            let is_archive = strip_suffix(path.as_os_str(), suffix).is_some();
+            if is_archive == (mode != Mode::Compress) {
+                out.push(path);
+            }
+        }
+    }
+    Ok(())
+}
+
 fn is_stdin(p: &Path) -> bool {
     p.as_os_str() == "-"
 }
@@ -297,6 +497,10 @@ struct Ctx<'a> {
     mode: Mode,
     model: sep::Model,
     threads: usize,
+    /// 0 quiet, 1 normal, 2 -v, 3 -vv.
+    verbosity: u8,
+    /// Files done, raw bytes and archive bytes, for the summary line.
+    totals: std::cell::Cell<(u64, u64, u64)>,
 }
 
 /// An opened input: the reader, its length if known, and its metadata.
@@ -385,11 +589,7 @@ fn io_message(e: &io::Error) -> String {
 
 impl Ctx<'_> {
     fn verbosity(&self) -> u8 {
-        if self.args.quiet {
-            0
-        } else {
-            1 + self.args.verbose
-        }
+        self.verbosity
     }
 
     fn process(&self, input: &Path) -> Result<()> {
@@ -537,10 +737,47 @@ impl Ctx<'_> {
         Ok(())
     }
 
+    /// The column titles of the one-line `-l` view.
+    fn list_header(&self) -> Result<()> {
+        writeln!(
+            io::stdout().lock(),
+            "{:>6} {:>14} {:>14} {:>8}  {:<16} Filename",
+            "Blocks",
+            "Compressed",
+            "Uncompressed",
+            "Ratio",
+            "Model"
+        )?;
+        Ok(())
+    }
+
     fn list(&self, input: &Path) -> Result<()> {
         let inp = open_input(input)?;
         let infos = sep::inspect(inp.reader).map_err(|e| anyhow!(e))?;
         let mut o = io::stdout().lock();
+        if self.verbosity() < 2 {
+            for info in &infos {
+                let ratio = if info.content_length == 0 {
+                    "-".to_string()
+                } else {
+                    format!(
+                        "{:.3}",
+                        info.content_length as f64 / info.archive_bytes.max(1) as f64
+                    )
+                };
+                writeln!(
+                    o,
+                    "{:>6} {:>14} {:>14} {:>8}  {:<16} {}",
+                    info.blocks,
+                    info.archive_bytes,
+                    info.content_length,
+                    ratio,
+                    model_label(&info.header),
+                    display_name(input)
+                )?;
+            }
+            return Ok(());
+        }
         for (i, info) in infos.iter().enumerate() {
             let h = &info.header;
             let name = display_name(input);
@@ -616,7 +853,17 @@ impl Ctx<'_> {
         speed_bytes: u64,
         start: Instant,
     ) {
+        let (files, r, a) = self.totals.get();
+        self.totals.set((files + 1, r + raw, a + archive));
         let to_file = out.is_some();
+        if self.verbosity() >= 3 {
+            eprintln!(
+                "{}: {:.3} s wall, {} CPU",
+                display_name(input),
+                start.elapsed().as_secs_f64(),
+                memory::cpu_time().map_or_else(|| "unknown".into(), |t| format!("{t:.3} s")),
+            );
+        }
         if self.verbosity() >= 2 || (self.verbosity() == 1 && to_file) {
             let secs = start.elapsed().as_secs_f64();
             let dest = out.map_or_else(|| "(stdout)".to_string(), |p| p.display().to_string());
@@ -704,5 +951,52 @@ fn human_bytes(n: u64) -> String {
         n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),
         n if n >= 1 << 10 => format!("{:.1} KiB", n as f64 / 1024.0),
         n => format!("{n} B"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn console_stdin_decision() {
+        assert!(refuse_console_stdin(Mode::Decompress, true, true));
+        assert!(refuse_console_stdin(Mode::Test, false, true));
+        assert!(refuse_console_stdin(Mode::Compress, false, true));
+        assert!(!refuse_console_stdin(Mode::Compress, true, true));
+        assert!(!refuse_console_stdin(Mode::Decompress, false, false));
+    }
+
+    #[test]
+    fn rates_and_ratios() {
+        assert_eq!(human_rate(2_500_000, 1.0), "2.50 MB/s");
+        assert_eq!(human_rate(2_500, 1.0), "2.50 KB/s");
+        assert_eq!(human_rate(250, 1.0), "250 B/s");
+        assert_eq!(ratio_text(0, 82), "");
+        assert_eq!(ratio_text(100, 50), ", ratio 2.000 (50.00%)");
+    }
+
+    #[test]
+    fn level_flags_are_rewritten_before_double_dash_only() {
+        let v = |a: &[&str]| a.iter().map(OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            rewrite_levels(v(&["sep", "-9", "--fast", "-12", "--", "-3"])),
+            v(&["sep", "--level=9", "--level=1", "-12", "--", "-3"])
+        );
+        assert_eq!(level_setting(1), ("order2", None));
+        assert_eq!(level_setting(6), ("mix", Some("default")));
+        assert_eq!(level_setting(9), ("mix", Some("max")));
+    }
+
+    #[test]
+    fn suffix_stripping_keeps_raw_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        let n = std::ffi::OsStr::from_bytes(b"caf\xe9.sep");
+        assert_eq!(
+            strip_suffix(n, ".sep").unwrap().as_bytes(),
+            b"caf\xe9".as_slice()
+        );
+        assert!(strip_suffix(std::ffi::OsStr::new("dir/.sep"), ".sep").is_none());
+        assert!(strip_suffix(std::ffi::OsStr::new(".sep"), ".sep").is_none());
     }
 }

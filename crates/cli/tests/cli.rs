@@ -274,7 +274,7 @@ fn list_and_test() {
     sep().args(["-B", "20K"]).arg(&path).assert().success();
     let archive = dir.path().join("a.txt.sep");
     sep()
-        .arg("-l")
+        .args(["-l", "-v"])
         .arg(&archive)
         .assert()
         .success()
@@ -370,7 +370,7 @@ fn default_model_presets_and_neural_knobs() {
     plain().arg(&path).assert().success();
     let archive = dir.path().join("x.txt.sep");
     plain()
-        .arg("-l")
+        .args(["-l", "-v"])
         .arg(&archive)
         .assert()
         .success()
@@ -392,7 +392,7 @@ fn default_model_presets_and_neural_knobs() {
         .stdout
         .clone();
     plain()
-        .args(["-l", "-"])
+        .args(["-l", "-v", "-"])
         .write_stdin(hybrid.clone())
         .assert()
         .success()
@@ -425,7 +425,7 @@ fn default_model_presets_and_neural_knobs() {
         .clone();
     fs::write(&archive, &out).unwrap();
     plain()
-        .arg("-l")
+        .args(["-l", "-v"])
         .arg(&archive)
         .assert()
         .success()
@@ -480,7 +480,7 @@ fn mix_fast_has_no_network() {
     let archive = dir.path().join("g.sep");
     fs::write(&archive, &out).unwrap();
     plain()
-        .arg("-l")
+        .args(["-l", "-v"])
         .arg(&archive)
         .assert()
         .success()
