@@ -672,16 +672,16 @@ impl Ctx<'_> {
             content_length: inp.len,
         };
         let start = Instant::now();
-        let bar = progress::bar(self.show_progress(inp.len), inp.len);
         let mut enc = sep::Encoder::new(BufWriter::with_capacity(1 << 16, out.writer()), &options)
             .map_err(|e| anyhow!(e))?;
-        copy(&mut progress::Reader::new(&mut inp.reader, &bar), &mut enc)
-            .map_err(|e| anyhow!(sep::Error::from_io(e)))?;
+        self.settings(input, enc.header());
+        let bar = progress::Bar::start(self.show_progress(), inp.len, enc.progress());
+        copy(&mut inp.reader, &mut enc).map_err(|e| anyhow!(sep::Error::from_io(e)))?;
         let n_in = enc.bytes_in();
         let (mut w, n_out) = enc.finish_counted().map_err(|e| anyhow!(e))?;
         w.flush().context("write failed")?;
         drop(w);
-        bar.finish_and_clear();
+        bar.finish();
         out.commit(inp.meta.as_ref())?;
         if inp.changed() {
             let dest = out_path
@@ -696,20 +696,25 @@ impl Ctx<'_> {
     fn decompress(&self, input: &Path) -> Result<()> {
         let out_path = self.output_path(input)?;
         let mut inp = open_input(input)?;
-        let bar = progress::bar(self.show_progress(inp.len), inp.len);
         let start = Instant::now();
-        let counted = progress::Reader::new(&mut inp.reader, &bar);
+        let (counted, read) = progress::Counted::new(&mut inp.reader);
         let mut dec = sep::Decoder::new(counted)
             .map_err(|e| anyhow!(e))?
             .with_threads(self.threads)
             .with_pipeline(!self.args.no_pipeline);
+        self.settings(input, dec.header());
         let mut out = self.open_output(input, out_path.as_deref())?;
+        let bar = progress::Bar::start(
+            self.show_progress(),
+            dec.header().content_length,
+            dec.progress(),
+        );
         let mut w = BufWriter::with_capacity(1 << 16, out.writer());
         let n_out = copy(&mut dec, &mut w).map_err(|e| anyhow!(sep::Error::from_io(e)))?;
         w.flush().context("write failed")?;
         drop(w);
-        bar.finish_and_clear();
-        let n_in = bar.position();
+        bar.finish();
+        let n_in = read.load(std::sync::atomic::Ordering::Relaxed);
         out.commit(inp.meta.as_ref())?;
         self.report(input, out_path.as_deref(), n_out, n_in, n_out, start);
         self.remove_input(input, out_path.as_deref(), &inp)
@@ -717,14 +722,19 @@ impl Ctx<'_> {
 
     fn test(&self, input: &Path) -> Result<()> {
         let mut inp = open_input(input)?;
-        let bar = progress::bar(self.show_progress(inp.len), inp.len);
         let start = Instant::now();
-        let mut dec = sep::Decoder::new(progress::Reader::new(&mut inp.reader, &bar))
+        let mut dec = sep::Decoder::new(&mut inp.reader)
             .map_err(|e| anyhow!(e))?
             .with_threads(self.threads)
             .with_pipeline(!self.args.no_pipeline);
+        self.settings(input, dec.header());
+        let bar = progress::Bar::start(
+            self.show_progress(),
+            dec.header().content_length,
+            dec.progress(),
+        );
         let n = copy(&mut dec, &mut io::sink()).map_err(|e| anyhow!(sep::Error::from_io(e)))?;
-        bar.finish_and_clear();
+        bar.finish();
         if self.verbosity() >= 1 {
             let secs = start.elapsed().as_secs_f64();
             eprintln!(
@@ -837,11 +847,28 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    fn show_progress(&self, len: Option<u64>) -> bool {
-        !self.args.no_progress
-            && self.verbosity() >= 1
-            && io::stderr().is_terminal()
-            && len.is_none_or(|n| n > 4 << 20)
+    fn show_progress(&self) -> bool {
+        progress::wanted(
+            self.args.no_progress,
+            self.verbosity(),
+            io::stderr().is_terminal(),
+        )
+    }
+
+    /// With -v: the model, block size and threads, before the work starts.
+    fn settings(&self, input: &Path, h: &sep::format::Header) {
+        if self.verbosity() >= 2 {
+            eprintln!(
+                "{}: model {}, block size {}, {} thread{}{}",
+                display_name(input),
+                model_label(h),
+                h.block_size,
+                self.threads,
+                if self.threads == 1 { "" } else { "s" },
+                h.content_length
+                    .map_or_else(String::new, |n| format!(", {n} bytes of content")),
+            );
+        }
     }
 
     fn report(

@@ -291,6 +291,7 @@ impl ModelConfig {
                         break;
                     }
                     model.code(&mut enc, chunk);
+                    cancel.advance(chunk.len() as u64);
                 }
                 Some(vec![enc.finish()])
             }
@@ -327,6 +328,7 @@ impl ModelConfig {
                         break;
                     }
                     model.code(&mut dec, chunk);
+                    cancel.advance(chunk.len() as u64);
                 }
                 Ok(())
             }

@@ -40,6 +40,8 @@ pub struct Decoder<R: Read> {
     pipelined: bool,
     /// Created at the first read, once the thread count is settled.
     pipeline: Option<Pipeline<Job, Result<Decoded>>>,
+    /// Bytes decoded so far, shared with the pipeline's workers.
+    progress: crate::Progress,
     /// What was read, in order, for the caller to take.
     items: VecDeque<Item>,
     /// Buffers for reuse (payloads and decoded blocks).
@@ -94,6 +96,7 @@ impl<R: Read> Decoder<R> {
             threads: 1,
             pipelined: true,
             pipeline: None,
+            progress: crate::Progress::default(),
             items: VecDeque::new(),
             free: Vec::new(),
             out: Vec::new(),
@@ -131,12 +134,22 @@ impl<R: Read> Decoder<R> {
         &self.config
     }
 
+    /// A handle on the content bytes decoded so far (by the worker threads,
+    /// possibly ahead of what `read` has returned), to read from another
+    /// thread: see [`Progress`](crate::Progress).
+    pub fn progress(&self) -> crate::Progress {
+        self.progress.clone()
+    }
+
     /// Reads blocks ahead, as many as the pipeline takes now.
     fn read_ahead(&mut self) {
         let pipeline = self.pipeline.get_or_insert_with(|| {
-            Pipeline::new(self.threads, self.pipelined, |job: Job, cancel: &Cancel| {
-                decode_block(job, cancel)
-            })
+            Pipeline::with_progress(
+                self.threads,
+                self.pipelined,
+                self.progress.clone(),
+                |job: Job, cancel: &Cancel| decode_block(job, cancel),
+            )
         });
         let mut room = pipeline.room();
         // End records take no room; the bound keeps a run of empty archives
@@ -350,7 +363,10 @@ fn decode_block(job: Job, cancel: &Cancel) -> Result<Decoded> {
         index,
     } = job;
     let (data, spare) = match header.block_type {
-        BlockType::Stored => (payload, out),
+        BlockType::Stored => {
+            cancel.advance(payload.len() as u64);
+            (payload, out)
+        }
         _ => {
             let mut streams = Vec::with_capacity(header.stream_lens.len());
             let mut at = 0usize;

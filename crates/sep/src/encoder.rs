@@ -195,6 +195,13 @@ impl<W: Write> Encoder<W> {
         self.total_out
     }
 
+    /// A handle on the content bytes coded so far, to read from another
+    /// thread (a progress bar) while this one is busy writing: see
+    /// [`Progress`](crate::Progress).
+    pub fn progress(&self) -> crate::Progress {
+        self.pipeline.progress()
+    }
+
     fn write_block(&mut self, coded: Coded) -> Result<()> {
         let written = coded.write_to(&mut self.out);
         if self.free.len() <= self.threads {
@@ -338,7 +345,12 @@ fn code_block(config: &ModelConfig, seed: u64, raw: &mut Vec<u8>, cancel: &Cance
         raw_check: check,
         stream_lens: vec![],
     };
-    if let Some(streams) = config.encode_block(seed, raw, cancel) {
+    let modelled = config.encode_block(seed, raw, cancel);
+    if modelled.is_none() {
+        // Model store: nothing was coded, the block is done all the same.
+        cancel.advance(raw.len() as u64);
+    }
+    if let Some(streams) = modelled {
         let payload_len: usize = streams.iter().map(Vec::len).sum();
         let modelled = BlockHeader {
             block_type: BlockType::Modelled,

@@ -188,6 +188,9 @@ fn run<C: Coder>(
     let mut targets = vec![0u8; streams];
     let mut table = FreqTable::default();
     let steps = layout.steps();
+    // Bytes coded since the last report to `cancel` (every 256 steps: one
+    // shared atomic add per 256 steps, not per byte).
+    let mut unreported = 0u64;
     for t in 0..steps {
         if cancel.is_set() {
             return;
@@ -230,6 +233,10 @@ fn run<C: Coder>(
             && t + 1 < steps
         {
             n.learn(&targets[..k]);
+        }
+        unreported += k as u64;
+        if t % 256 == 255 || t + 1 == steps {
+            cancel.advance(std::mem::take(&mut unreported));
         }
     }
 }

@@ -35,14 +35,15 @@
 
 use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
 /// Set when the work in progress is no longer wanted: models poll it between
-/// steps and stop early.
+/// steps and stop early. Models also report through it the bytes they have
+/// coded (see [`Progress`]).
 #[derive(Debug, Default)]
-pub(crate) struct Cancel(AtomicBool);
+pub(crate) struct Cancel(AtomicBool, Progress);
 
 impl Cancel {
     /// Whether the work should stop.
@@ -53,6 +54,29 @@ impl Cancel {
 
     fn set(&self) {
         self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// Records that a model has coded `bytes` more bytes of a block.
+    #[inline]
+    pub(crate) fn advance(&self, bytes: u64) {
+        self.1.0.fetch_add(bytes, Ordering::Relaxed);
+    }
+}
+
+/// How many content bytes an [`Encoder`](crate::Encoder) has coded, or a
+/// [`Decoder`](crate::Decoder) has decoded, so far, across all worker
+/// threads: it rises while a block is being coded (the models report every
+/// 256 steps, order2 every chunk of about 10 ms), unlike counts of bytes read
+/// or written, which move by whole blocks. For progress bars: read it from
+/// any thread while the coder works. A block the encoder then stores is
+/// counted as coded; the count never exceeds the content length.
+#[derive(Debug, Default, Clone)]
+pub struct Progress(Arc<AtomicU64>);
+
+impl Progress {
+    /// Content bytes coded so far.
+    pub fn bytes(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
     }
 }
 
@@ -120,6 +144,16 @@ impl<J: Send + 'static, R: Send + 'static> Pipeline<J, R> {
         pipelined: bool,
         job: impl Fn(J, &Cancel) -> R + Send + Sync + 'static,
     ) -> Self {
+        Self::with_progress(threads, pipelined, Progress::default(), job)
+    }
+
+    /// Like [`new`](Self::new), counting coded bytes on `progress`.
+    pub(crate) fn with_progress(
+        threads: usize,
+        pipelined: bool,
+        progress: Progress,
+        job: impl Fn(J, &Cancel) -> R + Send + Sync + 'static,
+    ) -> Self {
         let threads = threads.max(1);
         let limit = threads + usize::from(pipelined);
         if threads == 1 {
@@ -138,7 +172,7 @@ impl<J: Send + 'static, R: Send + 'static> Pipeline<J, R> {
                 }),
                 work: Condvar::new(),
                 done: Condvar::new(),
-                cancel: Cancel::default(),
+                cancel: Cancel(AtomicBool::new(false), progress),
                 job: Box::new(job),
                 threads,
             }),
@@ -148,6 +182,11 @@ impl<J: Send + 'static, R: Send + 'static> Pipeline<J, R> {
             limit,
             pipelined,
         }
+    }
+
+    /// The bytes the jobs' models have coded so far.
+    pub(crate) fn progress(&self) -> Progress {
+        self.shared.cancel.1.clone()
     }
 
     /// Jobs submitted whose results have not been taken.
