@@ -65,7 +65,8 @@ pub struct Args {
     #[arg(long)]
     pub rm: bool,
 
-    /// Overwrite existing outputs; allow compressed output to a terminal.
+    /// Overwrite existing outputs; allow compressed output to, and input
+    /// typed on, a terminal.
     #[arg(short = 'f', long)]
     pub force: bool,
 

@@ -913,6 +913,14 @@ impl Ctx<'_> {
             if inp.changed() {
                 bail!("changed while being read; not removed");
             }
+            if let Some(o) = out
+                && !std::fs::metadata(o).is_ok_and(|m| m.is_file())
+            {
+                bail!(
+                    "not removed: the output {} is not a regular file",
+                    o.display()
+                );
+            }
             std::fs::remove_file(input).with_context(|| "could not remove the input")?;
         }
         Ok(())
