@@ -60,7 +60,10 @@ fn fifo_output_is_written_in_place() {
             .success()
     );
     let f2 = fifo.clone();
-    let reader = std::thread::spawn(move || fs::read(f2).unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    // If sep replaced the FIFO, this reader never gets a writer: the test
+    // then fails on the timeout below instead of hanging.
+    std::thread::spawn(move || tx.send(fs::read(f2).unwrap()));
     sep()
         .args(["-q", "-d", "-f", "-o"])
         .arg(&fifo)
@@ -68,7 +71,10 @@ fn fifo_output_is_written_in_place() {
         .timeout(std::time::Duration::from_secs(60))
         .assert()
         .success();
-    assert_eq!(reader.join().unwrap(), data);
+    let got = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the FIFO's reader got the data");
+    assert_eq!(got, data);
     use std::os::unix::fs::FileTypeExt;
     assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
     assert_eq!(files_in(dir.path()), ["pipe", "x.sep"]);

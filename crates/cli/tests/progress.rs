@@ -7,7 +7,7 @@ use common::{sep, sep_path, text};
 use std::fs;
 
 /// Runs `sep ARGS` with stdin, stdout and stderr on a pty; returns what
-/// the terminal showed, or `None` without script(1).
+/// the terminal showed, or `None` without script(1) or timeout(1).
 fn on_a_terminal(args: &str) -> Option<String> {
     let out = std::process::Command::new("timeout")
         .args(["120", "script", "-qfec"])
@@ -16,10 +16,9 @@ fn on_a_terminal(args: &str) -> Option<String> {
         .stdin(std::process::Stdio::null())
         .output()
         .ok()?;
-    if !out.status.success() {
-        return None;
-    }
-    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+    let screen = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "sep {args}: {screen}");
+    Some(screen)
 }
 
 /// The "done/total" positions the bar drew, in order.
