@@ -331,3 +331,32 @@ fn setuid_output_keeps_its_owner() {
     assert_eq!((m.uid(), m.gid()), (65534, 65534));
     assert_eq!(m.mode() & 0o7777, 0o6755);
 }
+
+/// As an ordinary user (setpriv to nobody, when run as root): the output
+/// cannot get the archive's owner (root), so setuid and setgid are dropped.
+#[test]
+fn setuid_is_dropped_when_the_owner_cannot_be_kept() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = tempfile::tempdir().unwrap();
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o777)).unwrap();
+    let a = archive(dir.path(), "evil.sep", &text(2000));
+    if fs::metadata(&a).unwrap().uid() != 0 {
+        eprintln!("note: not root; setpriv case skipped");
+        return;
+    }
+    fs::set_permissions(&a, fs::Permissions::from_mode(0o6755)).unwrap();
+    let status = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(common::sep_path())
+        .args(["-q", "-d"])
+        .arg(&a)
+        .status();
+    let Ok(status) = status else {
+        eprintln!("note: setpriv not installed; case skipped");
+        return;
+    };
+    assert!(status.success());
+    let m = fs::metadata(dir.path().join("evil")).unwrap();
+    assert_eq!((m.uid(), m.gid()), (65534, 65534));
+    assert_eq!(m.mode() & 0o7777, 0o755, "setuid and setgid dropped");
+}
