@@ -92,10 +92,29 @@ impl Options {
 /// `crates/sep/src/pipeline.rs`) while the caller goes on writing, and coded
 /// blocks are written to `W`, in order, from the caller's thread as they come
 /// back. At most `threads + 1` blocks are being coded or wait to be written,
-/// plus the one being filled, so memory does not grow with the input. Call
-/// [`finish`](Self::finish) to code the last block and write the end record;
-/// dropping an encoder without it stops its workers and leaves an incomplete
-/// archive.
+/// plus the one being filled, so memory does not grow with the input.
+///
+/// # Finishing
+///
+/// Call [`finish`](Self::finish) (or [`finish_counted`](Self::finish_counted))
+/// to code the last block, write the end record and flush the writer. An
+/// encoder dropped without it stops its workers and leaves an archive with
+/// no end record, which every decoder rejects as truncated; in a debug build
+/// the drop also **panics** (a debug assertion), so a forgotten `finish`
+/// fails the first test that runs it. To give up on purpose (the input
+/// failed, the user cancelled), call [`abandon`](Self::abandon). An encoder
+/// that has returned an error, or that is dropped while the thread panics,
+/// does not assert.
+///
+/// Why not finish on drop, as some compressors' writers do: a drop on an
+/// error path (the input could not be read to its end) would then write a
+/// *valid* archive of part of the input, which decodes without complaint,
+/// the worst outcome for a lossless compressor; it would also make a
+/// cancelled run wait until the blocks in flight are coded (seconds to
+/// minutes with context mixing), and it could only report its own failure
+/// by printing from a library. An incomplete archive that no decoder
+/// accepts, plus an assertion that catches the bug in development, loses
+/// no data silently.
 ///
 /// ```
 /// use std::io::Write;
@@ -121,6 +140,30 @@ pub struct Encoder<W: Write> {
     total_out: u64,
     /// An earlier write to `out` failed: the archive is incomplete.
     failed: bool,
+    /// Input bytes past the declared `content_length`: they are counted (so
+    /// that [`finish`](Encoder::finish) reports the real input length) but
+    /// not coded.
+    excess: u64,
+    /// Asserts, on drop, that the encoder was finished (see "Finishing").
+    guard: FinishGuard,
+}
+
+/// Fires the debug assertion of an encoder dropped unfinished; disarmed by
+/// `finish`, `abandon` and any error the encoder returns.
+struct FinishGuard {
+    armed: bool,
+}
+
+impl Drop for FinishGuard {
+    fn drop(&mut self) {
+        if self.armed && !std::thread::panicking() {
+            debug_assert!(
+                false,
+                "sep::Encoder dropped without finish(): the archive has no end record \
+                 (call finish(), or abandon() to discard it on purpose)"
+            );
+        }
+    }
 }
 
 /// A block coded by a worker: its block header, then its payload, which is
@@ -177,6 +220,8 @@ impl<W: Write> Encoder<W> {
             total_in: 0,
             total_out: bytes.len() as u64,
             failed: false,
+            excess: 0,
+            guard: FinishGuard { armed: true },
         })
     }
 
@@ -246,22 +291,46 @@ impl<W: Write> Encoder<W> {
         Ok(())
     }
 
+    /// Discards the encoder without finishing the archive: its workers stop,
+    /// nothing more is written, and `W` (holding an archive without an end
+    /// record, which decoders reject) is returned. Use it when the input
+    /// failed or the caller gave up; unlike a plain drop it does not trip the
+    /// debug assertion described under "Finishing".
+    pub fn abandon(mut self) -> W {
+        self.guard.armed = false;
+        // Stops the workers before the writer is handed back.
+        drop(self.pipeline);
+        self.out
+    }
+
+    /// Disarms the drop assertion when `r` is an error: the caller has
+    /// been told that the archive is incomplete.
+    fn note<T>(&mut self, r: Result<T>) -> Result<T> {
+        if r.is_err() {
+            self.guard.armed = false;
+        }
+        r
+    }
+
     fn accept(&mut self, buf: &[u8]) -> Result<usize> {
         self.check_failed()?;
+        if self.excess > 0
+            || self
+                .header
+                .content_length
+                .is_some_and(|declared| self.total_in + buf.len() as u64 > declared)
+        {
+            // More input than declared: the archive cannot be right, but the
+            // error waits for `finish`, which then reports the real length.
+            self.excess += buf.len() as u64;
+            return Ok(buf.len());
+        }
         if self.filling.capacity() == 0 {
             // Only now: an encoder that is never written to allocates no block.
             self.filling.reserve_exact(self.block_size);
         }
         let room = self.block_size - self.filling.len();
         let n = buf.len().min(room);
-        if let Some(declared) = self.header.content_length
-            && self.total_in + n as u64 > declared
-        {
-            return Err(Error::InputLength {
-                declared,
-                found: self.total_in + n as u64,
-            });
-        }
         self.filling.extend_from_slice(&buf[..n]);
         self.hasher.update(&buf[..n]);
         self.total_in += n as u64;
@@ -272,8 +341,12 @@ impl<W: Write> Encoder<W> {
         Ok(n)
     }
 
-    /// Codes the remaining input, writes the end record and returns the
-    /// writer (not flushed).
+    /// Codes the remaining input, writes the end record, flushes the writer
+    /// and returns it.
+    ///
+    /// Fails with [`Error::InputLength`] when `content_length` was declared
+    /// and the input was shorter or longer; the error gives the number of
+    /// bytes actually written to the encoder.
     pub fn finish(self) -> Result<W> {
         self.finish_counted().map(|(w, _)| w)
     }
@@ -281,14 +354,14 @@ impl<W: Write> Encoder<W> {
     /// Like [`finish`](Self::finish), also returning the archive's size in
     /// bytes.
     pub fn finish_counted(mut self) -> Result<(W, u64)> {
+        // Whatever happens next, the caller learns of it: finished, or an error.
+        self.guard.armed = false;
         self.check_failed()?;
+        let found = self.total_in + self.excess;
         if let Some(declared) = self.header.content_length
-            && declared != self.total_in
+            && declared != found
         {
-            return Err(Error::InputLength {
-                declared,
-                found: self.total_in,
-            });
+            return Err(Error::InputLength { declared, found });
         }
         if !self.filling.is_empty() {
             self.submit()?;
@@ -301,6 +374,7 @@ impl<W: Write> Encoder<W> {
             content_check: self.hasher.digest(),
         };
         self.out.write_all(&end.to_bytes())?;
+        self.out.flush()?;
         let total = self.total_out + END_RECORD_LEN as u64;
         // Stops the (idle) workers before the writer is handed back.
         drop(self.pipeline);
@@ -308,20 +382,28 @@ impl<W: Write> Encoder<W> {
     }
 }
 
+impl<W: Write> Encoder<W> {
+    fn flush_typed(&mut self) -> Result<()> {
+        self.check_failed()?;
+        while let Some(coded) = self.pipeline.next() {
+            self.write_block(coded)?;
+        }
+        Ok(self.out.flush()?)
+    }
+}
+
 impl<W: Write> Write for Encoder<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.accept(buf).map_err(Error::into_io)
+        let r = self.accept(buf);
+        self.note(r).map_err(Error::into_io)
     }
 
     /// Writes every block handed to the workers so far (waiting for them),
     /// then flushes the underlying writer; input short of a full block stays
     /// buffered (blocks are only cut at `block_size`).
     fn flush(&mut self) -> io::Result<()> {
-        self.check_failed().map_err(Error::into_io)?;
-        while let Some(coded) = self.pipeline.next() {
-            self.write_block(coded).map_err(Error::into_io)?;
-        }
-        self.out.flush()
+        let r = self.flush_typed();
+        self.note(r).map_err(Error::into_io)
     }
 }
 

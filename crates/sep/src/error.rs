@@ -11,9 +11,10 @@ use std::io;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// Reading or writing failed.
+    /// Reading or writing failed. (`From<io::Error>` never builds this
+    /// variant around an error of this library: see [`Error::from_io`].)
     #[error("{0}")]
-    Io(#[from] io::Error),
+    Io(#[source] io::Error),
     /// The input does not start with the sep magic.
     #[error("not a sep archive (starts with {}, expected 8f 53 45 50)", hex(found))]
     BadMagic {
@@ -154,6 +155,16 @@ impl Error {
             Error::Io(e) => e,
             e => io::Error::new(io::ErrorKind::InvalidData, e),
         }
+    }
+}
+
+/// The same as [`Error::from_io`], so that `?` on an [`Encoder`](crate::Encoder)
+/// write or a [`Decoder`](crate::Decoder) read keeps the error's variant:
+/// a block checksum mismatch read through `Read` is still
+/// [`Error::BlockChecksum`], and [`Error::is_corrupt`] still says so.
+impl From<io::Error> for Error {
+    fn from(e: io::Error) -> Error {
+        Error::from_io(e)
     }
 }
 
