@@ -92,22 +92,22 @@ fn choose_model(args: &Args) -> Result<sep::Model> {
             ))
         })?,
     };
-    let knobs = sep::Knobs {
+    let knobs = sep::neural::Knobs {
         backbone: args
             .backbone
             .as_deref()
-            .map(|n| sep::BackboneKind::from_name(n).expect("clap checked the name")),
+            .map(|n| sep::neural::BackboneKind::from_name(n).expect("clap checked the name")),
         se: args.se.as_deref().map(|v| v == "on"),
         patch: args.patch,
         stride: args.stride,
         adaptive: args
             .adaptive
             .as_deref()
-            .map(|n| sep::AdaptiveKind::from_name(n).expect("clap checked the name")),
+            .map(|n| sep::neural::AdaptiveKind::from_name(n).expect("clap checked the name")),
         context: args.context,
-        ..sep::Knobs::default()
+        ..sep::neural::Knobs::default()
     };
-    if args.streams.is_some() || knobs != sep::Knobs::default() {
+    if args.streams.is_some() || knobs != sep::neural::Knobs::default() {
         let config = match &mut model {
             sep::Model::Neural(config) => config,
             sep::Model::Mix(sep::MixConfig {
@@ -349,6 +349,7 @@ impl Ctx<'_> {
         let options = sep::Options {
             model: self.model.clone(),
             block_size: self.args.block_size,
+            small_blocks: false,
             threads: self.threads,
             pipeline: !self.args.no_pipeline,
             seed: self.args.seed,

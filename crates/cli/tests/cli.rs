@@ -14,11 +14,10 @@ fn sep() -> Command {
     c
 }
 
+/// A file of the test corpus kept in the repository (`tests/corpus`).
 fn corpus_file(name: &str) -> Vec<u8> {
-    let dir = std::env::var_os("SEP_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    fs::read(dir.join("files").join(name)).expect("corpus file (set SEP_CORPUS)")
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/files");
+    fs::read(dir.join(name)).expect("a file of tests/corpus")
 }
 
 /// A temp folder holding `a.txt` (a real text).
@@ -499,4 +498,21 @@ fn mix_fast_has_no_network() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("network"));
+}
+
+#[test]
+fn block_sizes_below_the_minimum_are_a_usage_error() {
+    let (dir, path, _) = setup();
+    for size in ["1", "4095", "1K"] {
+        sep()
+            .args(["-B", size])
+            .arg(&path)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("minimum block size of 4096 bytes"));
+    }
+    assert!(!dir.path().join("a.txt.sep").exists(), "no output");
+    // The minimum itself is accepted.
+    sep().args(["-B", "4K", "-q"]).arg(&path).assert().success();
+    assert!(dir.path().join("a.txt.sep").exists());
 }

@@ -119,9 +119,30 @@ pub enum Error {
         /// The length actually written.
         found: u64,
     },
+    /// [`Options::block_size`](crate::Options::block_size) is outside the
+    /// sizes the encoder accepts: `MIN_BLOCK_SIZE..=2^30`
+    /// ([`MIN_BLOCK_SIZE`](crate::MIN_BLOCK_SIZE)), or `1..=2^30` with
+    /// [`Options::small_blocks`](crate::Options::small_blocks).
+    #[error("invalid option: block size {value} is outside {min}..={max}{}", too_small_why(*value, *min))]
+    BlockSize {
+        /// The block size asked for.
+        value: u32,
+        /// The smallest accepted.
+        min: u32,
+        /// The largest accepted.
+        max: u32,
+    },
     /// An option is out of range.
     #[error("invalid option: {0}")]
     InvalidOption(String),
+}
+
+fn too_small_why(value: u32, min: u32) -> &'static str {
+    if value < min && min > 1 {
+        " (smaller blocks cannot pay for their headers)"
+    } else {
+        ""
+    }
 }
 
 impl Error {
@@ -130,7 +151,10 @@ impl Error {
     pub fn is_corrupt(&self) -> bool {
         !matches!(
             self,
-            Error::Io(_) | Error::InputLength { .. } | Error::InvalidOption(_)
+            Error::Io(_)
+                | Error::InputLength { .. }
+                | Error::InvalidOption(_)
+                | Error::BlockSize { .. }
         )
     }
 

@@ -23,6 +23,7 @@ fn good_archive() -> Vec<u8> {
     let options = Options {
         model: Model::Order2,
         block_size: Some(900),
+        small_blocks: true,
         ..Options::default()
     };
     sep::compress(&data, &options).unwrap()
@@ -163,4 +164,170 @@ fn dropping_an_unfinished_encoder_asserts_in_debug_builds() {
     let mut enc = sep::Encoder::new(Vec::new(), &Options::default()).unwrap();
     enc.write_all(b"forgotten").unwrap();
     drop(enc);
+}
+
+#[test]
+fn block_sizes_below_the_minimum_are_refused_with_a_typed_error() {
+    let data = b"tiny blocks cannot pay for their headers ".repeat(200);
+    for b in [1, 16, sep::MIN_BLOCK_SIZE - 1] {
+        let options = Options {
+            model: Model::Order2,
+            block_size: Some(b),
+            ..Options::default()
+        };
+        let err = sep::compress(&data, &options).unwrap_err();
+        assert!(
+            matches!(err, Error::BlockSize { value, min: 4096, .. } if value == b),
+            "got {err:?}"
+        );
+        assert!(!err.is_corrupt());
+        assert!(
+            err.to_string().contains("cannot pay for their headers"),
+            "{err}"
+        );
+        assert!(sep::Encoder::new(Vec::new(), &options).is_err());
+    }
+    // The minimum itself, and anything with `small_blocks` (tests, experiments).
+    for (b, small_blocks) in [(sep::MIN_BLOCK_SIZE, false), (1, true), (100, true)] {
+        let options = Options {
+            model: Model::Order2,
+            block_size: Some(b),
+            small_blocks,
+            ..Options::default()
+        };
+        let archive = sep::compress(&data, &options).unwrap();
+        assert_eq!(sep::decompress(&archive).unwrap(), data);
+    }
+    // Zero and more than 2^30 stay refused either way.
+    for (b, small_blocks) in [(0, true), ((1 << 30) + 1, true), ((1 << 30) + 1, false)] {
+        let options = Options {
+            block_size: Some(b),
+            small_blocks,
+            ..Options::default()
+        };
+        assert!(matches!(
+            sep::Encoder::new(Vec::new(), &options),
+            Err(Error::BlockSize { .. })
+        ));
+    }
+}
+
+#[test]
+fn at_the_minimum_block_size_incompressible_input_grows_at_most_half_a_percent() {
+    let data = noise(16 * sep::MIN_BLOCK_SIZE as usize, 9);
+    let options = Options {
+        model: Model::Order2,
+        block_size: Some(sep::MIN_BLOCK_SIZE),
+        ..Options::default()
+    };
+    let archive = sep::compress(&data, &options).unwrap();
+    let header = sep::read_header(&mut &archive[..])
+        .unwrap()
+        .to_bytes()
+        .len();
+    let blocks = archive.len() - header - 24;
+    assert!(blocks <= data.len() + data.len() / 200, "{blocks}");
+}
+
+/// The smallest archive format v1 allows: a header with no `params` (42
+/// bytes) and the end record (24).
+const EMPTY_ARCHIVE: usize = 66;
+
+#[test]
+fn empty_input_makes_the_smallest_v1_archive_whatever_the_model() {
+    for model in [
+        Model::Store,
+        Model::Order2,
+        Model::default(),
+        common::tiny_hybrid(),
+    ] {
+        let name = model.name();
+        let options = Options {
+            model: model.clone(),
+            ..Options::default()
+        };
+        // One-shot (length known), streamed (unknown), and streamed with a
+        // flush before finish.
+        let one_shot = sep::compress(b"", &options).unwrap();
+        let streamed = sep::Encoder::new(Vec::new(), &options)
+            .unwrap()
+            .finish()
+            .unwrap();
+        let mut enc = sep::Encoder::new(Vec::new(), &options).unwrap();
+        enc.write_all(b"").unwrap();
+        enc.flush().unwrap();
+        let flushed = enc.finish().unwrap();
+        for archive in [&one_shot, &streamed, &flushed] {
+            assert_eq!(archive.len(), EMPTY_ARCHIVE, "{name}");
+            assert!(sep::decompress(archive).unwrap().is_empty(), "{name}");
+            let header = sep::read_header(&mut &archive[..]).unwrap();
+            assert_eq!(header.model_id, 0, "{name}: the store model's header");
+        }
+        assert_eq!(
+            sep::read_header(&mut &one_shot[..]).unwrap().content_length,
+            Some(0)
+        );
+        // One byte keeps the model's own header.
+        let one = sep::compress(b"x", &options).unwrap();
+        let header = sep::read_header(&mut &one[..]).unwrap();
+        assert_eq!(
+            header.model_id,
+            options.header().unwrap().0.model_id,
+            "{name}"
+        );
+        assert_eq!(sep::decompress(&one).unwrap(), b"x");
+    }
+}
+
+/// `len` bytes: noise for the first `noisy`, zeros after.
+fn noise_then_zeros(len: usize, noisy: usize) -> Vec<u8> {
+    let mut data = noise(noisy, 11);
+    data.resize(len, 0);
+    data
+}
+
+/// `(blocks, stored blocks)` of an archive.
+fn blocks(archive: &[u8]) -> (u64, u64) {
+    let info = &sep::inspect(archive).unwrap()[0];
+    (info.blocks, info.stored_blocks)
+}
+
+#[test]
+fn a_block_whose_start_does_not_shrink_is_stored_without_modelling_the_rest() {
+    let options = |threads| Options {
+        model: Model::Order2,
+        block_size: Some(256 << 10),
+        threads,
+        ..Options::default()
+    };
+    // Two blocks of 256 KiB: the probe is their first 4 KiB. The first block
+    // starts with 4 KiB of noise, then zeros: the probe gives up and the
+    // block is stored, although modelling all of it would have shrunk it
+    // (the price of deciding from the start). The second starts with zeros
+    // and ends in noise: modelled, as before.
+    let first = noise_then_zeros(256 << 10, 4 << 10);
+    let mut second = vec![0u8; 200 << 10];
+    second.extend(noise(56 << 10, 12));
+    let data = [first.clone(), second].concat();
+    let archive = sep::compress(&data, &options(1)).unwrap();
+    assert_eq!(blocks(&archive), (2, 1));
+    assert!(archive.len() > first.len(), "the first block is stored");
+    assert_eq!(sep::decompress(&archive).unwrap(), data);
+    // Deterministic: the same archive for every thread count.
+    for threads in [2, 3] {
+        assert!(sep::compress(&data, &options(threads)).unwrap() == archive);
+    }
+    // Noise past the probe does not matter: a start that shrinks is modelled.
+    let late_noise = [vec![b'a'; 8 << 10], noise(248 << 10, 13)].concat();
+    let archive = sep::compress(&late_noise, &options(1)).unwrap();
+    assert_eq!(
+        blocks(&archive),
+        (1, 0),
+        "the run of 'a' pays for the noise"
+    );
+    // Blocks under 128 KiB are not probed: the same noisy start is modelled.
+    let small = noise_then_zeros(100 << 10, 4 << 10);
+    let archive = sep::compress(&small, &options(1)).unwrap();
+    assert_eq!(blocks(&archive), (1, 0));
+    assert!(archive.len() < 8 << 10);
 }

@@ -73,6 +73,7 @@ fn edge_cases_round_trip() {
                 let o = Options {
                     model: model.clone(),
                     block_size,
+                    small_blocks: true,
                     threads: 2,
                     ..Options::default()
                 };
@@ -190,16 +191,6 @@ fn encoder_rejects_wrong_declared_length() {
             found: 12
         })
     ));
-    assert!(
-        sep::Encoder::new(
-            Vec::new(),
-            &Options {
-                threads: 0,
-                ..Options::default()
-            }
-        )
-        .is_err()
-    );
     assert!(
         sep::Encoder::new(
             Vec::new(),
