@@ -359,8 +359,12 @@ impl Ctx<'_> {
         let bar = progress::bar(self.show_progress(inp.len), inp.len);
         let mut enc = sep::Encoder::new(BufWriter::with_capacity(1 << 16, out.writer()), &options)
             .map_err(|e| anyhow!(e))?;
-        copy(&mut progress::Reader::new(&mut inp.reader, &bar), &mut enc)
-            .map_err(|e| anyhow!(sep::Error::from_io(e)))?;
+        if let Err(e) = copy(&mut progress::Reader::new(&mut inp.reader, &bar), &mut enc) {
+            // Reading failed (or the encoder did): give the archive up on
+            // purpose (a plain drop trips the library's debug assertion).
+            drop(enc.abandon());
+            return Err(anyhow!(sep::Error::from_io(e)));
+        }
         let n_in = enc.bytes_in();
         let (mut w, n_out) = enc.finish_counted().map_err(|e| anyhow!(e))?;
         w.flush().context("write failed")?;

@@ -516,3 +516,19 @@ fn block_sizes_below_the_minimum_are_a_usage_error() {
     sep().args(["-B", "4K", "-q"]).arg(&path).assert().success();
     assert!(dir.path().join("a.txt.sep").exists());
 }
+
+#[test]
+fn an_input_that_fails_while_read_is_one_error_line_and_no_panic() {
+    // Standard input opened on a folder: it opens, then every read fails.
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("sep"))
+        .args(["-m", "order2", "-c"])
+        .stdin(fs::File::open(dir.path()).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(out.stdout.is_empty() || out.stdout.len() < 100);
+}
