@@ -20,8 +20,11 @@
 
 use sep::format::{BlockHeader, BlockType, EndRecord, Header, MAGIC, Record};
 use sep::{
-    Adaptive, BackboneConfig, CmConfig, Error, MixConfig, Model, ModelConfig, NeuralConfig,
-    Options, PacConfig, PatchTstConfig, SeBody, SeConfig, TraceConfig,
+    CmConfig, Error, MixConfig, Model, ModelConfig, Options,
+    neural::{
+        Adaptive, BackboneConfig, NeuralConfig, PacConfig, PatchTstConfig, SeBody, SeConfig,
+        TraceConfig,
+    },
 };
 use std::io::Read as _;
 
@@ -52,7 +55,7 @@ fn neural(backbone: BackboneConfig) -> NeuralConfig {
         backbone,
         streams: 8,
         min_stream_len: 16,
-        adam: sep::AdamConfig::default(),
+        adam: sep::neural::AdamConfig::default(),
     }
 }
 
@@ -175,6 +178,7 @@ pub fn fixed_header(model: &Model) -> Header {
     let options = Options {
         model: model.clone(),
         block_size: Some(BLOCK_SIZE),
+        small_blocks: true,
         ..Options::default()
     };
     let mut header = options.header().expect("valid fuzz model").0;
@@ -329,6 +333,7 @@ pub fn roundtrip(data: &[u8]) {
     let options = Options {
         model,
         block_size: (*b != 0).then(|| u32::from(*b) * 8),
+        small_blocks: true,
         ..Options::default()
     };
     let archive = sep::compress(content, &options).expect("compress");

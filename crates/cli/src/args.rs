@@ -123,7 +123,7 @@ pub struct Args {
     #[arg(long)]
     pub no_pipeline: bool,
 
-    /// Raw bytes per independent block, e.g. 4M, 16MiB, 65536.
+    /// Raw bytes per independent block, 4K..=1G, e.g. 4M, 16MiB, 65536.
     #[arg(short = 'B', long, value_name = "SIZE", value_parser = parse_size)]
     pub block_size: Option<u32>,
 
@@ -170,7 +170,8 @@ link to a regular file needs -f, which replaces the link, not its target (as zst
 Exit codes: 0 success, 1 an input failed, 2 a usage error; killed by SIGINT, SIGTERM,
 SIGHUP or SIGPIPE as other tools (a shell shows 130, 143, 129, 141), leaving no output.";
 
-/// Parses `65536`, `64K`, `4M`, `16MiB`, `1G` (powers of 1024).
+/// Parses `65536`, `64K`, `4M`, `16MiB`, `1G` (powers of 1024) as a block
+/// size, `sep::MIN_BLOCK_SIZE..=1G`.
 pub fn parse_size(s: &str) -> Result<u32, String> {
     let t = s.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
@@ -189,8 +190,14 @@ pub fn parse_size(s: &str) -> Result<u32, String> {
         .checked_shl(shift)
         .filter(|&v| v >> shift == n)
         .ok_or_else(|| format!("'{s}' is too large"))?;
-    if v == 0 || v > 1 << 30 {
-        return Err(format!("'{s}' is outside 1..=1G"));
+    if v < u64::from(sep::MIN_BLOCK_SIZE) {
+        return Err(format!(
+            "'{s}' is below the minimum block size of {} bytes (4K): smaller blocks cannot pay for their headers",
+            sep::MIN_BLOCK_SIZE
+        ));
+    }
+    if v > 1 << 30 {
+        return Err(format!("'{s}' is above the maximum block size, 1G"));
     }
     Ok(v as u32)
 }
@@ -207,6 +214,13 @@ mod tests {
         assert_eq!(parse_size("1g"), Ok(1 << 30));
         assert!(parse_size("2G").is_err());
         assert!(parse_size("0").is_err());
+        assert_eq!(parse_size("4K"), Ok(sep::MIN_BLOCK_SIZE));
+        assert!(
+            parse_size("4095")
+                .unwrap_err()
+                .contains("minimum block size of 4096")
+        );
+        assert!(parse_size("1").is_err());
         assert!(parse_size("12Q").is_err());
         assert!(parse_size("M").is_err());
         assert!(parse_size("99999999999999999999").is_err());

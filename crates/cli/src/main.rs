@@ -239,22 +239,22 @@ fn choose_model(args: &Args) -> Result<sep::Model> {
             ))
         })?,
     };
-    let knobs = sep::Knobs {
+    let knobs = sep::neural::Knobs {
         backbone: args
             .backbone
             .as_deref()
-            .map(|n| sep::BackboneKind::from_name(n).expect("clap checked the name")),
+            .map(|n| sep::neural::BackboneKind::from_name(n).expect("clap checked the name")),
         se: args.se.as_deref().map(|v| v == "on"),
         patch: args.patch,
         stride: args.stride,
         adaptive: args
             .adaptive
             .as_deref()
-            .map(|n| sep::AdaptiveKind::from_name(n).expect("clap checked the name")),
+            .map(|n| sep::neural::AdaptiveKind::from_name(n).expect("clap checked the name")),
         context: args.context,
-        ..sep::Knobs::default()
+        ..sep::neural::Knobs::default()
     };
-    if args.streams.is_some() || knobs != sep::Knobs::default() {
+    if args.streams.is_some() || knobs != sep::neural::Knobs::default() {
         let config = match &mut model {
             sep::Model::Neural(config) => config,
             sep::Model::Mix(sep::MixConfig {
@@ -666,6 +666,7 @@ impl Ctx<'_> {
         let options = sep::Options {
             model: self.model.clone(),
             block_size: self.args.block_size,
+            small_blocks: false,
             threads: self.threads,
             pipeline: !self.args.no_pipeline,
             seed: self.args.seed,
@@ -676,7 +677,12 @@ impl Ctx<'_> {
             .map_err(|e| anyhow!(e))?;
         self.settings(input, enc.header());
         let bar = progress::Bar::start(self.show_progress(), inp.len, enc.progress());
-        copy(&mut inp.reader, &mut enc).map_err(|e| anyhow!(sep::Error::from_io(e)))?;
+        if let Err(e) = copy(&mut inp.reader, &mut enc) {
+            // Reading failed (or the encoder did): give the archive up on
+            // purpose (a plain drop trips the library's debug assertion).
+            drop(enc.abandon());
+            return Err(anyhow!(sep::Error::from_io(e)));
+        }
         let n_in = enc.bytes_in();
         let (mut w, n_out) = enc.finish_counted().map_err(|e| anyhow!(e))?;
         w.flush().context("write failed")?;

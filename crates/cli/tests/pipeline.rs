@@ -18,11 +18,10 @@ fn sep_path() -> PathBuf {
     assert_cmd::cargo::cargo_bin("sep")
 }
 
+/// A file of the test corpus kept in the repository (`tests/corpus`).
 fn corpus_file(name: &str) -> Vec<u8> {
-    let dir = std::env::var_os("SEP_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    fs::read(dir.join("files").join(name)).expect("corpus file (set SEP_CORPUS)")
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/files");
+    fs::read(dir.join(name)).expect("a file of tests/corpus")
 }
 
 /// Pseudo-random English-like words, `len` bytes.
@@ -72,7 +71,7 @@ fn every_thread_count_and_schedule_gives_one_archive_per_model() {
     let paper = corpus_file("calgary.paper1");
     let cases: [(&[&str], usize); 4] = [
         (&["-m", "order2", "-B", "8K"], paper.len()),
-        (&["-m", "neural", "-p", "fast", "-B", "1K"], 3000),
+        (&["-m", "neural", "-p", "fast", "-B", "4K"], 9000),
         (&["-m", "mix", "-p", "fast", "-B", "8K"], 24_000),
         (&["-m", "mix", "-B", "4K"], 12_000),
     ];

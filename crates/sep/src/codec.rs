@@ -8,8 +8,9 @@ use crate::engine;
 use crate::error::{Error, Result};
 use crate::format::{Header, MAX_MODEL_MEMORY, ORDER2_MAX_TABLE_BITS};
 use crate::mix::MixConfig;
-use crate::neural::{NeuralConfig, Preset};
+use crate::neural::NeuralConfig;
 use crate::pipeline::Cancel;
+use crate::preset::Preset;
 use sep_cm::{Order2, Order2Params};
 use sep_coder::{Decoder as RangeDecoder, Encoder as RangeEncoder};
 

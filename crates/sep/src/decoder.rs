@@ -109,9 +109,11 @@ impl<R: Read> Decoder<R> {
     /// The thread budget: up to `threads` blocks decoded at once, and kernel
     /// threads for a network while fewer blocks are (as
     /// [`Options::threads`](crate::Options::threads)). Output is the same for
-    /// any value. Takes effect if called before the first read.
+    /// any value; `0` means one per core, as for
+    /// [`Options::threads`](crate::Options::threads) (the default is 1). Takes
+    /// effect if called before the first read.
     pub fn with_threads(mut self, threads: usize) -> Self {
-        self.threads = threads.max(1);
+        self.threads = crate::encoder::resolve_threads(threads);
         self
     }
 
