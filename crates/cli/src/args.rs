@@ -56,8 +56,8 @@ pub struct Args {
     #[arg(short = 'f', long)]
     pub force: bool,
 
-    /// Threads: blocks coded at once (0 = one per core). The archive is the
-    /// same for every value.
+    /// Threads: blocks coded at once (0 = one per core; more than 256 is clamped
+    /// to 256 with a note). The archive is the same for every value.
     #[arg(short = 'T', long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
 

@@ -188,6 +188,14 @@ fn run(args: &Args) -> Result<bool> {
     } else {
         args.threads
     };
+    // Issue 14 item 7: more threads than the library uses is clamped with a note.
+    if threads > sep::MAX_THREADS && !args.quiet {
+        eprintln!(
+            "sep: -T {threads} is more than {0}; using {0}",
+            sep::MAX_THREADS
+        );
+    }
+    let threads = threads.min(sep::MAX_THREADS);
     let ctx = Ctx {
         args,
         mode,

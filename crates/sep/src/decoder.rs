@@ -106,9 +106,10 @@ impl<R: Read> Decoder<R> {
     /// The thread budget: up to `threads` blocks decoded at once, and kernel
     /// threads for a network while fewer blocks are (as
     /// [`Options::threads`](crate::Options::threads)). Output is the same for
-    /// any value. Takes effect if called before the first read.
+    /// any value. Clamped to `1..=`[`MAX_THREADS`](crate::MAX_THREADS). Takes
+    /// effect if called before the first read.
     pub fn with_threads(mut self, threads: usize) -> Self {
-        self.threads = threads.max(1);
+        self.threads = threads.clamp(1, crate::pipeline::MAX_THREADS);
         self
     }
 

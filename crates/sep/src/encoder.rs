@@ -20,7 +20,7 @@ pub struct Options {
     /// The thread budget: blocks coded at once, and, while fewer blocks than
     /// this are being coded, threads for the kernels of a network (the
     /// process-wide `sep_kernels::set_num_threads`). The archive is identical
-    /// for every value.
+    /// for every value. Values over [`MAX_THREADS`](crate::MAX_THREADS) are clamped.
     pub threads: usize,
     /// Run the block pipeline (the default): workers code blocks while the
     /// caller reads and writes. `false` codes `threads` blocks at a time and
@@ -168,7 +168,7 @@ impl<W: Write> Encoder<W> {
             out,
             block_size: header.block_size as usize,
             header,
-            threads: options.threads,
+            threads: options.threads.min(crate::MAX_THREADS),
             pipelined: options.pipeline,
             filling: Vec::new(),
             free: Vec::new(),

@@ -34,6 +34,7 @@ pub use encoder::{Encoder, Options};
 pub use error::{Error, Result};
 pub use mix::MixConfig;
 pub use neural::{AdaptiveKind, BackboneKind, Knobs, NeuralConfig, Preset};
+pub use pipeline::MAX_THREADS;
 pub use sep_cm::CmConfig;
 pub use sep_model::{
     Adaptive, BackboneConfig, PacConfig, PatchTstConfig, SeBody, SeConfig, TraceConfig,
