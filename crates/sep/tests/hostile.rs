@@ -3,7 +3,6 @@
 //! range decoder never reads are rejected; output and work limits stop a decoder
 //! before it does what it was not allowed to.
 
-use sep::format::{BlockHeader, BlockType, EndRecord, Header};
 use sep::{Decoder, Error, Model, Options};
 use std::io::Read;
 
