@@ -297,10 +297,12 @@ impl ModelConfig {
         }
     }
 
-    /// Decodes one modelled block into `out` (its `raw_len` bytes). `out` is
-    /// garbage once `cancel` is set.
+    /// Decodes one modelled block (number `block` of its archive) into `out`
+    /// (its `raw_len` bytes), and checks that each stream ends as an encoder
+    /// ends it (doc/FORMAT.md section 6). `out` is garbage once `cancel` is set.
     pub(crate) fn decode_block(
         &self,
+        block: u64,
         seed: u64,
         streams: &[&[u8]],
         out: &mut [u8],
@@ -324,11 +326,15 @@ impl ModelConfig {
                 let mut model = Order2::new(p);
                 for chunk in out.chunks_mut(CANCEL_CHECK_BYTES) {
                     if cancel.is_set() {
-                        break;
+                        return Ok(());
                     }
                     model.code(&mut dec, chunk);
                 }
-                Ok(())
+                dec.check_finished().map_err(|why| Error::StreamJunk {
+                    block,
+                    stream: 0,
+                    why,
+                })
             }
             ModelConfig::Neural(c) => {
                 if streams.len() > out.len() {
@@ -338,8 +344,8 @@ impl ModelConfig {
                         why: "must not exceed raw_len",
                     });
                 }
-                engine::decode_block(Some(c), None, seed, streams, out, cancel);
-                Ok(())
+                engine::decode_block(Some(c), None, seed, streams, out, cancel)
+                    .map_err(|(stream, why)| Error::StreamJunk { block, stream, why })
             }
             ModelConfig::Mix(c) => {
                 if streams.len() > out.len() || (c.neural.is_none() && streams.len() != 1) {
@@ -349,8 +355,8 @@ impl ModelConfig {
                         why: "must be 1 without a network, and at most raw_len",
                     });
                 }
-                engine::decode_block(c.neural.as_ref(), Some(&c.cm), seed, streams, out, cancel);
-                Ok(())
+                engine::decode_block(c.neural.as_ref(), Some(&c.cm), seed, streams, out, cancel)
+                    .map_err(|(stream, why)| Error::StreamJunk { block, stream, why })
             }
         }
     }

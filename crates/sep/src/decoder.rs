@@ -33,6 +33,9 @@ pub struct Decoder<R: Read> {
     /// Sum of `raw_len` of the blocks read so far of this archive.
     archive_total: u64,
     block_index: u64,
+    /// `raw_len` of the last block read, when shorter than `block_size`: no
+    /// block of the same archive may follow it.
+    short_block: Option<u32>,
     /// Nothing more to read from `inner`: the input ended after an archive,
     /// or reading failed (the error is queued in `items`).
     input_done: bool,
@@ -90,6 +93,7 @@ impl<R: Read> Decoder<R> {
             config,
             archive_total: 0,
             block_index: 0,
+            short_block: None,
             input_done: false,
             threads: 1,
             pipelined: true,
@@ -149,6 +153,7 @@ impl<R: Read> Decoder<R> {
                 &mut self.config,
                 &mut self.archive_total,
                 &mut self.block_index,
+                &mut self.short_block,
                 &mut self.free,
             ) {
                 Ok(Read1::Block(job)) => {
@@ -248,10 +253,12 @@ fn read_record<R: Read>(
     config: &mut Arc<ModelConfig>,
     archive_total: &mut u64,
     block_index: &mut u64,
+    short_block: &mut Option<u32>,
     free: &mut Vec<Vec<u8>>,
 ) -> Result<Read1> {
     match Record::read(r, header)? {
         Record::Block(bh) => {
+            check_full(short_block, &bh, header)?;
             let want = u64::from(bh.payload_len);
             let mut payload = free.pop().unwrap_or_default();
             payload.clear();
@@ -311,12 +318,30 @@ fn read_record<R: Read>(
             *config = Arc::new(ModelConfig::from_header(header)?);
             *archive_total = 0;
             *block_index = 0;
+            *short_block = None;
             Ok(Read1::End {
                 content_check,
                 last: false,
             })
         }
     }
+}
+
+/// Section 3.1: every block but the last of an archive has `raw_len =
+/// block_size`. Fails when a block follows a shorter one; records this block's
+/// length in `short` when it is shorter.
+fn check_full(short: &mut Option<u32>, bh: &BlockHeader, header: &Header) -> Result<()> {
+    if let Some(len) = *short {
+        return Err(Error::InvalidField {
+            field: "raw_len",
+            value: len.into(),
+            why: "less than block_size, but a block follows (only the last block of an archive may be shorter)",
+        });
+    }
+    if bh.raw_len < header.block_size {
+        *short = Some(bh.raw_len);
+    }
+    Ok(())
 }
 
 /// Checks an end record's `content_length` against the blocks' `raw_len` sum
@@ -361,7 +386,7 @@ fn decode_block(job: Job, cancel: &Cancel) -> Result<Decoded> {
             }
             out.clear();
             out.resize(header.raw_len as usize, 0);
-            config.decode_block(seed, &streams, &mut out, cancel)?;
+            config.decode_block(index, seed, &streams, &mut out, cancel)?;
             drop(streams);
             (out, payload)
         }
@@ -469,9 +494,11 @@ pub fn inspect<R: Read>(mut r: R) -> Result<Vec<ArchiveInfo>> {
             content_check: 0,
         };
         let mut total = 0u64;
+        let mut short = None;
         loop {
             match Record::read(&mut r, &info.header)? {
                 Record::Block(bh) => {
+                    check_full(&mut short, &bh, &info.header)?;
                     let copied =
                         io::copy(&mut (&mut r).take(bh.payload_len.into()), &mut io::sink())?;
                     if copied != u64::from(bh.payload_len) {

@@ -107,6 +107,19 @@ pub enum Error {
         /// The limit.
         limit: u64,
     },
+    /// A coded stream is not what an encoder writes: bytes its range decoder
+    /// never reads, a trailing zero byte, or a last byte past the shortest end
+    /// (doc/FORMAT.md section 6). Such a stream may decode to the right bytes,
+    /// but no encoder wrote it.
+    #[error("corrupt archive: block {block}, stream {stream}: {why}")]
+    StreamJunk {
+        /// Zero-based block number in its archive.
+        block: u64,
+        /// Zero-based stream number in the block.
+        stream: usize,
+        /// What is wrong.
+        why: String,
+    },
     /// Bytes follow the end of the archive that are not another archive.
     #[error("corrupt archive: trailing data after the end record")]
     TrailingData,

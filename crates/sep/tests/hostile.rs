@@ -3,8 +3,42 @@
 //! range decoder never reads are rejected; output and work limits stop a decoder
 //! before it does what it was not allowed to.
 
+mod common;
+
+use sep::format::{BlockHeader, BlockType, EndRecord, Record};
 use sep::{Decoder, Error, Model, Options};
 use std::io::Read;
+
+/// A block header with its payload.
+type Block = (BlockHeader, Vec<u8>);
+
+/// The header's bytes and the records of a one-archive `archive`, with payloads.
+fn split(archive: &[u8]) -> (Vec<u8>, Vec<Block>, EndRecord) {
+    let h = sep::read_header(&mut &archive[..]).expect("header");
+    let hlen = h.to_bytes().len();
+    let mut r = &archive[hlen..];
+    let mut blocks = Vec::new();
+    loop {
+        match Record::read(&mut r, &h).expect("record") {
+            Record::Block(bh) => {
+                let (p, rest) = r.split_at(bh.payload_len as usize);
+                blocks.push((bh, p.to_vec()));
+                r = rest;
+            }
+            Record::End(e) => return (archive[..hlen].to_vec(), blocks, e),
+        }
+    }
+}
+
+fn join(header: &[u8], blocks: &[Block], end: &EndRecord) -> Vec<u8> {
+    let mut a = header.to_vec();
+    for (bh, p) in blocks {
+        bh.write_to(&mut a).expect("write to a Vec");
+        a.extend_from_slice(p);
+    }
+    a.extend_from_slice(&end.to_bytes());
+    a
+}
 
 fn text(n: usize) -> Vec<u8> {
     b"It was the best of times, it was the worst of times; "
@@ -39,5 +73,125 @@ fn absurd_thread_counts_are_clamped_not_allocated() {
         let archive = sep::compress(&data, &options).expect("compress");
         let back = decode_with(&archive, |d| d.with_threads(threads)).expect("decode");
         assert_eq!(back, data, "-T {threads}");
+    }
+}
+
+/// Bytes appended to a coded stream (its lengths adjusted) decode to the same content,
+/// but no encoder writes them: every model kind rejects them, naming block and stream.
+#[test]
+fn junk_inside_a_stream_is_rejected() {
+    let data = text(3000);
+    for model in [
+        Model::Order2,
+        common::tiny_mix(),
+        common::tiny_neural(),
+        common::tiny_hybrid(),
+    ] {
+        let options = Options {
+            model: model.clone(),
+            block_size: Some(1500),
+            ..Options::default()
+        };
+        let archive = sep::compress(&data, &options).expect("compress");
+        assert_eq!(sep::decompress(&archive).expect("valid"), data);
+        let (header, blocks, end) = split(&archive);
+        for junk in [vec![0x5A], vec![0], vec![0xFF; 9]] {
+            // The last stream of the second block.
+            let mut b = blocks.clone();
+            let (bh, payload) = &mut b[1];
+            assert_eq!(bh.block_type, BlockType::Modelled, "{}", model.name());
+            let streams = bh.stream_lens.len();
+            payload.extend_from_slice(&junk);
+            bh.payload_len += junk.len() as u32;
+            *bh.stream_lens.last_mut().expect("a stream") += junk.len() as u32;
+            let e = sep::decompress(&join(&header, &b, &end)).expect_err("junk accepted");
+            // Junk the decoder reads may change the bytes decoded: the block checksum
+            // then fails. Junk that changes nothing is found as junk.
+            let junk_found =
+                matches!(e, Error::StreamJunk { block: 1, stream, .. } if stream == streams - 1);
+            assert!(
+                junk_found
+                    || (junk.len() == 1 && matches!(e, Error::BlockChecksum { index: 1, .. })),
+                "{} with {junk:?}: {e}",
+                model.name()
+            );
+            assert!(e.is_corrupt());
+        }
+    }
+}
+
+/// Every block but the last is full (doc/FORMAT.md 3.1): a short one in the middle is
+/// rejected by the decoder and by `inspect`, whatever its model.
+#[test]
+fn a_short_block_in_the_middle_is_rejected() {
+    let data = text(3000);
+    for model in [
+        Model::Store,
+        Model::Order2,
+        common::tiny_mix(),
+        common::tiny_neural(),
+    ] {
+        let name = model.name();
+        let full = |n: usize| {
+            sep::compress(
+                &data[..n],
+                &Options {
+                    model: model.clone(),
+                    block_size: Some(1000),
+                    ..Options::default()
+                },
+            )
+            .expect("compress")
+        };
+        // Blocks of 1000 and 500 bytes, then a block of 1000: the 500 is short.
+        let (header, a, _) = split(&full(1500));
+        let (_, b, _) = split(&full(1000));
+        let mut h = sep::read_header(&mut &header[..]).expect("header");
+        h.content_length = Some(2500);
+        let content: Vec<u8> = [&data[..1500], &data[..1000]].concat();
+        let end = EndRecord {
+            content_length: 2500,
+            content_check: xxhash_rust::xxh3::xxh3_64(&content),
+        };
+        let crafted = join(
+            &h.to_bytes(),
+            &[a[0].clone(), a[1].clone(), b[0].clone()],
+            &end,
+        );
+        let e = sep::decompress(&crafted).expect_err("short block accepted");
+        assert!(
+            matches!(
+                e,
+                Error::InvalidField {
+                    field: "raw_len",
+                    value: 500,
+                    ..
+                }
+            ),
+            "{name}: {e}"
+        );
+        let e = sep::inspect(&crafted[..]).expect_err("inspect accepts a short block");
+        assert!(
+            matches!(
+                e,
+                Error::InvalidField {
+                    field: "raw_len",
+                    ..
+                }
+            ),
+            "{name}: {e}"
+        );
+        // The same blocks with the short one last are fine.
+        let fine = join(
+            &h.to_bytes(),
+            &[a[0].clone(), b[0].clone(), a[1].clone()],
+            &EndRecord {
+                content_check: xxhash_rust::xxh3::xxh3_64(
+                    &[&data[..1000], &data[..1000], &data[1000..1500]].concat(),
+                ),
+                ..end
+            },
+        );
+        assert_eq!(sep::decompress(&fine).expect(name).len(), 2500);
     }
 }
