@@ -132,6 +132,13 @@ pub struct Args {
     /// Never show a progress bar.
     #[arg(long)]
     pub no_progress: bool,
+
+    /// Decompress at most SIZE bytes (e.g. 512M, 2G, none): an archive that declares
+    /// more, or whose blocks add up to more, fails before that much is decoded.
+    /// Default: none for files and pipes (where the disk or the reader bounds the
+    /// output), 64M when writing to a terminal.
+    #[arg(long, value_name = "SIZE", value_parser = crate::limits::parse_limit)]
+    pub max_output: Option<crate::limits::Limit>,
 }
 
 /// Parses `65536`, `64K`, `4M`, `16MiB`, `1G` (powers of 1024).

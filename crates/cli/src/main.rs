@@ -6,6 +6,7 @@
 
 mod args;
 mod bench;
+mod limits;
 mod memory;
 mod output;
 mod progress;
@@ -387,7 +388,11 @@ impl Ctx<'_> {
         let mut dec = sep::Decoder::new(counted)
             .map_err(|e| anyhow!(e))?
             .with_threads(self.threads)
-            .with_pipeline(!self.args.no_pipeline);
+            .with_pipeline(!self.args.no_pipeline)
+            .with_max_output(limits::max_output(
+                self.args,
+                out_path.is_none() && io::stdout().is_terminal(),
+            ));
         let mut out = self.open_output(input, out_path.as_deref())?;
         let mut w = BufWriter::with_capacity(1 << 16, out.writer());
         let n_out = copy(&mut dec, &mut w).map_err(|e| anyhow!(sep::Error::from_io(e)))?;
@@ -407,7 +412,8 @@ impl Ctx<'_> {
         let mut dec = sep::Decoder::new(progress::Reader::new(&mut inp.reader, &bar))
             .map_err(|e| anyhow!(e))?
             .with_threads(self.threads)
-            .with_pipeline(!self.args.no_pipeline);
+            .with_pipeline(!self.args.no_pipeline)
+            .with_max_output(limits::max_output(self.args, false));
         let n = copy(&mut dec, &mut io::sink()).map_err(|e| anyhow!(sep::Error::from_io(e)))?;
         bar.finish_and_clear();
         if self.verbosity() >= 1 {

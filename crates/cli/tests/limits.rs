@@ -52,3 +52,79 @@ fn huge_thread_counts_are_clamped_with_a_note() {
         .assert()
         .code(2);
 }
+
+/// A decompression bomb stops at `--max-output` with one line, exit 1, and no output
+/// file; within the limit, or with `none`, it decodes.
+#[test]
+fn max_output_refuses_a_bomb_and_leaves_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let zeros = vec![0u8; 1 << 20];
+    let src = dir.path().join("z");
+    std::fs::write(&src, &zeros).unwrap();
+    sep()
+        .args(["-q", "-B", "256K"])
+        .arg(&src)
+        .assert()
+        .success();
+    std::fs::remove_file(&src).unwrap();
+    let archive = dir.path().join("z.sep");
+    assert!(std::fs::metadata(&archive).unwrap().len() < 1000);
+    sep()
+        .args(["-d", "--max-output", "512K"])
+        .arg(&archive)
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains(
+                "output (content bytes) would be 1048576, over the limit of 524288; raise --max-output",
+            )
+            .and(predicate::str::contains("\n").count(1)),
+        );
+    assert!(!src.exists(), "no partial output");
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["z.sep"], "no temporary file left");
+    // A streamed archive (no length in the header) stops at the block that crosses.
+    let streamed = sep()
+        .args(["-q", "-c", "-B", "256K"])
+        .write_stdin(zeros.clone())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = sep()
+        .args(["-d", "-c", "--max-output", "600K"])
+        .write_stdin(streamed)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("over the limit of 614400"))
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(
+        out.len(),
+        512 << 10,
+        "the blocks within the limit, not one byte more"
+    );
+    for limit in ["1M", "none"] {
+        sep()
+            .args(["-d", "-f", "--max-output", limit])
+            .arg(&archive)
+            .assert()
+            .success();
+        assert_eq!(std::fs::read(&src).unwrap(), zeros);
+    }
+    sep()
+        .args(["-t", "--max-output", "1K"])
+        .arg(&archive)
+        .assert()
+        .code(1);
+    sep()
+        .args(["-d", "--max-output", "12Q"])
+        .arg(&archive)
+        .assert()
+        .code(2);
+}

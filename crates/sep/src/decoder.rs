@@ -27,15 +27,10 @@ use xxhash_rust::xxh3::Xxh3;
 /// Dropping a decoder stops its workers.
 pub struct Decoder<R: Read> {
     inner: R,
-    /// The header of the archive being read (ahead of the bytes returned).
-    header: Header,
-    config: Arc<ModelConfig>,
-    /// Sum of `raw_len` of the blocks read so far of this archive.
-    archive_total: u64,
-    block_index: u64,
-    /// `raw_len` of the last block read, when shorter than `block_size`: no
-    /// block of the same archive may follow it.
-    short_block: Option<u32>,
+    /// Where reading is: the archive, its model, what was read of it.
+    walk: Walk,
+    /// What the caller allows.
+    limits: Limits,
     /// Nothing more to read from `inner`: the input ended after an archive,
     /// or reading failed (the error is queued in `items`).
     input_done: bool,
@@ -89,11 +84,15 @@ impl<R: Read> Decoder<R> {
         let config = Arc::new(ModelConfig::from_header(&header)?);
         Ok(Decoder {
             inner,
-            header,
-            config,
-            archive_total: 0,
-            block_index: 0,
-            short_block: None,
+            walk: Walk {
+                header,
+                config,
+                archive_total: 0,
+                earlier: 0,
+                block_index: 0,
+                short_block: None,
+            },
+            limits: Limits::default(),
             input_done: false,
             threads: 1,
             pipelined: true,
@@ -125,15 +124,25 @@ impl<R: Read> Decoder<R> {
         self
     }
 
+    /// The most content bytes to decode (all concatenated archives together):
+    /// an archive whose header declares more, or whose blocks add up to more,
+    /// fails with [`Error::OverLimit`] before the block that would exceed it is
+    /// decoded, so no byte past the limit is produced. `None` (the default): no
+    /// limit. Takes effect if called before the first read.
+    pub fn with_max_output(mut self, max: Option<u64>) -> Self {
+        self.limits.max_output = max;
+        self
+    }
+
     /// The header of the archive being decoded (for concatenated archives, the
     /// latest one read, which may be ahead of the bytes returned so far).
     pub fn header(&self) -> &Header {
-        &self.header
+        &self.walk.header
     }
 
     /// The model of that header.
     pub fn model(&self) -> &ModelConfig {
-        &self.config
+        &self.walk.config
     }
 
     /// Reads blocks ahead, as many as the pipeline takes now.
@@ -149,11 +158,8 @@ impl<R: Read> Decoder<R> {
         while room > 0 && !self.input_done && self.items.len() <= 2 * self.threads + 2 {
             match read_record(
                 &mut self.inner,
-                &mut self.header,
-                &mut self.config,
-                &mut self.archive_total,
-                &mut self.block_index,
-                &mut self.short_block,
+                &mut self.walk,
+                &self.limits,
                 &mut self.free,
             ) {
                 Ok(Read1::Block(job)) => {
@@ -234,6 +240,52 @@ impl<R: Read> Read for Decoder<R> {
     }
 }
 
+/// Where the reading of the input is.
+struct Walk {
+    /// The header of the archive being read (ahead of the bytes returned).
+    header: Header,
+    config: Arc<ModelConfig>,
+    /// Sum of `raw_len` of the blocks read so far of this archive.
+    archive_total: u64,
+    /// Content of the archives before this one (concatenated).
+    earlier: u64,
+    block_index: u64,
+    /// `raw_len` of the last block read, when shorter than `block_size`: no
+    /// block of the same archive may follow it.
+    short_block: Option<u32>,
+}
+
+/// What the caller allows a decoder to spend.
+#[derive(Debug, Clone, Default)]
+struct Limits {
+    /// Content bytes, all archives together.
+    max_output: Option<u64>,
+}
+
+impl Limits {
+    /// Checks what the header of the archive being read declares, with the
+    /// archives before it.
+    fn check_declared(&self, walk: &Walk) -> Result<()> {
+        if let Some(n) = walk.header.content_length {
+            self.check_output(walk.earlier + n)?;
+        }
+        Ok(())
+    }
+
+    /// Checks `total` content bytes against the output limit.
+    fn check_output(&self, total: u64) -> Result<()> {
+        match self.max_output {
+            Some(limit) if total > limit => Err(Error::OverLimit {
+                what: "output (content bytes)",
+                value: total,
+                limit,
+                how: "raise --max-output (Decoder::with_max_output) to decode it",
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// What [`read_record`] read.
 enum Read1 {
     Block(Job),
@@ -249,16 +301,26 @@ enum Read1 {
 /// header of a concatenated archive if one follows.
 fn read_record<R: Read>(
     r: &mut R,
-    header: &mut Header,
-    config: &mut Arc<ModelConfig>,
-    archive_total: &mut u64,
-    block_index: &mut u64,
-    short_block: &mut Option<u32>,
+    walk: &mut Walk,
+    limits: &Limits,
     free: &mut Vec<Vec<u8>>,
 ) -> Result<Read1> {
+    if walk.block_index == 0 && walk.archive_total == 0 {
+        // The first record of an archive: what its header declares.
+        limits.check_declared(walk)?;
+    }
+    let Walk {
+        header,
+        config,
+        archive_total,
+        earlier,
+        block_index,
+        short_block,
+    } = walk;
     match Record::read(r, header)? {
         Record::Block(bh) => {
             check_full(short_block, &bh, header)?;
+            limits.check_output(*earlier + *archive_total + u64::from(bh.raw_len))?;
             let want = u64::from(bh.payload_len);
             let mut payload = free.pop().unwrap_or_default();
             payload.clear();
@@ -316,6 +378,7 @@ fn read_record<R: Read>(
             }
             *header = Header::read_after_magic(r)?;
             *config = Arc::new(ModelConfig::from_header(header)?);
+            *earlier += *archive_total;
             *archive_total = 0;
             *block_index = 0;
             *short_block = None;
@@ -556,7 +619,7 @@ pub fn inspect<R: Read>(mut r: R) -> Result<Vec<ArchiveInfo>> {
 impl<R: Read> std::fmt::Debug for Decoder<R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Decoder")
-            .field("header", &self.header)
+            .field("header", &self.walk.header)
             .field("threads", &self.threads)
             .finish_non_exhaustive()
     }

@@ -120,6 +120,20 @@ pub enum Error {
         /// What is wrong.
         why: String,
     },
+    /// Decoding would exceed a limit the caller set (or its default): the
+    /// archive may be valid, but it asks for more than is allowed. Checked
+    /// before the work or the output it refers to.
+    #[error("{what} would be {value}, over the limit of {limit}; {how}")]
+    OverLimit {
+        /// What is limited.
+        what: &'static str,
+        /// What the archive asks for (so far).
+        value: u64,
+        /// The limit.
+        limit: u64,
+        /// How to allow it.
+        how: &'static str,
+    },
     /// Bytes follow the end of the archive that are not another archive.
     #[error("corrupt archive: trailing data after the end record")]
     TrailingData,
@@ -142,7 +156,10 @@ impl Error {
     pub fn is_corrupt(&self) -> bool {
         !matches!(
             self,
-            Error::Io(_) | Error::InputLength { .. } | Error::InvalidOption(_)
+            Error::Io(_)
+                | Error::InputLength { .. }
+                | Error::InvalidOption(_)
+                | Error::OverLimit { .. }
         )
     }
 

@@ -195,3 +195,81 @@ fn a_short_block_in_the_middle_is_rejected() {
         assert_eq!(sep::decompress(&fine).expect(name).len(), 2500);
     }
 }
+
+/// Reads `dec` to the end or the first error; returns the bytes read and the error.
+fn drain<R: Read>(mut dec: Decoder<R>) -> (u64, Option<Error>) {
+    let mut buf = vec![0u8; 1 << 16];
+    let mut n = 0u64;
+    loop {
+        match dec.read(&mut buf) {
+            Ok(0) => return (n, None),
+            Ok(k) => n += k as u64,
+            Err(e) => return (n, Some(Error::from_io(e))),
+        }
+    }
+}
+
+/// A decompression bomb (a few hundred bytes that decode to MiBs of zeros) stops at the
+/// output limit: at once when the header declares the length, else before the block
+/// that would cross it is decoded, never producing a byte past the limit.
+#[test]
+fn max_output_stops_a_bomb_before_it_is_decoded() {
+    let zeros = vec![0u8; 1 << 20];
+    let options = Options {
+        model: Model::Order2,
+        block_size: Some(256 << 10),
+        ..Options::default()
+    };
+    let declared = sep::compress(&zeros, &options).expect("compress");
+    let mut enc = sep::Encoder::new(Vec::new(), &options).expect("encoder");
+    std::io::Write::write_all(&mut enc, &zeros).expect("write");
+    let streamed = enc.finish().expect("finish");
+    assert!(
+        declared.len() < 1000 && streamed.len() < 1000,
+        "{}",
+        declared.len()
+    );
+    for (what, archive, limit, want_out) in [
+        ("declared", &declared, 3 << 18, 0),
+        ("streamed", &streamed, (3 << 18) + 5, 3 << 18),
+        (
+            "streamed, limit at a block end",
+            &streamed,
+            3 << 18,
+            3 << 18,
+        ),
+    ] {
+        let dec = Decoder::new(&archive[..])
+            .unwrap()
+            .with_max_output(Some(limit));
+        let (out, e) = drain(dec);
+        let e = e.unwrap_or_else(|| panic!("{what}: decoded {out} bytes past the limit"));
+        assert!(
+            matches!(e, Error::OverLimit { value: 1048576, limit: l, .. } if l == limit),
+            "{what}: {e}"
+        );
+        assert!(
+            !e.is_corrupt() && e.to_string().contains("--max-output"),
+            "{e}"
+        );
+        assert_eq!(out, want_out, "{what}");
+    }
+    // Exactly the content length is allowed; so is no limit.
+    for limit in [Some(1 << 20), None] {
+        let dec = Decoder::new(&declared[..]).unwrap().with_max_output(limit);
+        let (out, e) = drain(dec);
+        assert!(e.is_none(), "{e:?}");
+        assert_eq!(out, 1 << 20);
+    }
+    // Concatenated archives count together.
+    let two = [&declared[..], &declared[..]].concat();
+    let dec = Decoder::new(&two[..])
+        .unwrap()
+        .with_max_output(Some(3 << 19));
+    let (out, e) = drain(dec);
+    assert!(
+        matches!(e, Some(Error::OverLimit { value: 2097152, .. })),
+        "{e:?}"
+    );
+    assert_eq!(out, 1 << 20);
+}
