@@ -139,6 +139,14 @@ pub struct Args {
     /// output), 64M when writing to a terminal.
     #[arg(long, value_name = "SIZE", value_parser = crate::limits::parse_limit)]
     pub max_output: Option<crate::limits::Limit>,
+
+    /// Decompress only archives whose estimated work is at most UNITS (about one
+    /// multiply-add each, some 2.5e10 a second per core; suffixes K, M, G, T, P;
+    /// `none` for no limit) plus 2^30 per archive byte. Default 128T (2^47, about 90
+    /// minutes of one core): real archives stay within it; a tiny archive claiming
+    /// years of work does not.
+    #[arg(long, value_name = "UNITS", value_parser = crate::limits::parse_limit)]
+    pub max_work: Option<crate::limits::Limit>,
 }
 
 /// Parses `65536`, `64K`, `4M`, `16MiB`, `1G` (powers of 1024).

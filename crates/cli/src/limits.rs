@@ -55,6 +55,13 @@ pub fn max_output(args: &Args, to_terminal: bool) -> Option<u64> {
     }
 }
 
+/// The work limit of a decompression: `--max-work` if given, else the library's
+/// default.
+pub fn max_work(args: &Args) -> Option<u64> {
+    args.max_work
+        .map_or(Some(sep::limits::DEFAULT_MAX_WORK), |Limit(l)| l)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,5 +89,8 @@ mod tests {
             Some(1024)
         );
         assert_eq!(max_output(&args(&["--max-output", "none"]), true), None);
+        assert_eq!(max_work(&args(&[])), Some(sep::limits::DEFAULT_MAX_WORK));
+        assert_eq!(max_work(&args(&["--max-work", "1P"])), Some(1 << 50));
+        assert_eq!(max_work(&args(&["--max-work", "none"])), None);
     }
 }

@@ -392,7 +392,8 @@ impl Ctx<'_> {
             .with_max_output(limits::max_output(
                 self.args,
                 out_path.is_none() && io::stdout().is_terminal(),
-            ));
+            ))
+            .with_max_work(limits::max_work(self.args));
         let mut out = self.open_output(input, out_path.as_deref())?;
         let mut w = BufWriter::with_capacity(1 << 16, out.writer());
         let n_out = copy(&mut dec, &mut w).map_err(|e| anyhow!(sep::Error::from_io(e)))?;
@@ -413,7 +414,8 @@ impl Ctx<'_> {
             .map_err(|e| anyhow!(e))?
             .with_threads(self.threads)
             .with_pipeline(!self.args.no_pipeline)
-            .with_max_output(limits::max_output(self.args, false));
+            .with_max_output(limits::max_output(self.args, false))
+            .with_max_work(limits::max_work(self.args));
         let n = copy(&mut dec, &mut io::sink()).map_err(|e| anyhow!(sep::Error::from_io(e)))?;
         bar.finish_and_clear();
         if self.verbosity() >= 1 {

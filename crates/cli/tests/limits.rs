@@ -128,3 +128,47 @@ fn max_output_refuses_a_bomb_and_leaves_no_file() {
         .assert()
         .code(2);
 }
+
+/// 1 MiB of zeros coded by context mixing in about a hundred bytes is more work than
+/// those bytes justify: `--max-work 0` refuses it with one line naming the option, the
+/// default allows it.
+#[test]
+fn max_work_refuses_with_one_line_and_the_default_allows_real_archives() {
+    let zeros = vec![0u8; 1 << 20];
+    let archive = sep()
+        .args(["-q", "-c", "-m", "mix", "-p", "fast"])
+        .write_stdin(zeros.clone())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(archive.len() < 200, "{}", archive.len());
+    for mode in ["-d", "-t"] {
+        sep()
+            .args([mode, "-c", "--max-work", "0"])
+            .write_stdin(archive.clone())
+            .assert()
+            .code(1)
+            .stdout("")
+            .stderr(
+                predicate::str::contains("decoding work")
+                    .and(predicate::str::contains("raise --max-work"))
+                    .and(predicate::str::contains("\n").count(1)),
+            );
+    }
+    let out = sep()
+        .args(["-d", "-c"])
+        .write_stdin(archive.clone())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(out, zeros);
+    sep()
+        .args(["-t", "--max-work", "none"])
+        .write_stdin(archive)
+        .assert()
+        .success();
+}

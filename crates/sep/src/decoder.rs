@@ -4,6 +4,7 @@
 use crate::codec::ModelConfig;
 use crate::error::{Error, Result};
 use crate::format::{BlockHeader, BlockType, END_RECORD_LEN, Header, MAGIC, Record, raw_check};
+use crate::limits::{Limits, Spent};
 use crate::pipeline::{Cancel, Pipeline};
 use std::collections::VecDeque;
 use std::io::{self, Read};
@@ -91,6 +92,7 @@ impl<R: Read> Decoder<R> {
                 earlier: 0,
                 block_index: 0,
                 short_block: None,
+                spent: Spent::default(),
             },
             limits: Limits::default(),
             input_done: false,
@@ -131,6 +133,18 @@ impl<R: Read> Decoder<R> {
     /// limit. Takes effect if called before the first read.
     pub fn with_max_output(mut self, max: Option<u64>) -> Self {
         self.limits.max_output = max;
+        self
+    }
+
+    /// The work budget beyond the allowance per archive byte read, in work units
+    /// (about one multiply-add each; [`crate::limits`] has the rules): an
+    /// archive whose blocks' estimated decoding work would exceed it fails with
+    /// [`Error::OverLimit`] before the block that crosses it is decoded.
+    /// Default [`DEFAULT_MAX_WORK`](crate::limits::DEFAULT_MAX_WORK), about 90
+    /// minutes of one core; `None`: no work limit (nor a set-up limit). Takes
+    /// effect if called before the first read.
+    pub fn with_max_work(mut self, max: Option<u64>) -> Self {
+        self.limits.max_work = max;
         self
     }
 
@@ -253,37 +267,8 @@ struct Walk {
     /// `raw_len` of the last block read, when shorter than `block_size`: no
     /// block of the same archive may follow it.
     short_block: Option<u32>,
-}
-
-/// What the caller allows a decoder to spend.
-#[derive(Debug, Clone, Default)]
-struct Limits {
-    /// Content bytes, all archives together.
-    max_output: Option<u64>,
-}
-
-impl Limits {
-    /// Checks what the header of the archive being read declares, with the
-    /// archives before it.
-    fn check_declared(&self, walk: &Walk) -> Result<()> {
-        if let Some(n) = walk.header.content_length {
-            self.check_output(walk.earlier + n)?;
-        }
-        Ok(())
-    }
-
-    /// Checks `total` content bytes against the output limit.
-    fn check_output(&self, total: u64) -> Result<()> {
-        match self.max_output {
-            Some(limit) if total > limit => Err(Error::OverLimit {
-                what: "output (content bytes)",
-                value: total,
-                limit,
-                how: "raise --max-output (Decoder::with_max_output) to decode it",
-            }),
-            _ => Ok(()),
-        }
-    }
+    /// What the archives read so far cost.
+    spent: Spent,
 }
 
 /// What [`read_record`] read.
@@ -307,7 +292,17 @@ fn read_record<R: Read>(
 ) -> Result<Read1> {
     if walk.block_index == 0 && walk.archive_total == 0 {
         // The first record of an archive: what its header declares.
-        limits.check_declared(walk)?;
+        if let Some(n) = walk.header.content_length {
+            limits.check_output(walk.earlier + n)?;
+        }
+        if walk.spent.free_setup.is_none() {
+            // The first archive's header: one full block is set up for free.
+            walk.spent.bytes += walk.header.to_bytes().len() as u64;
+            walk.spent.free_setup = Some(
+                walk.config
+                    .max_setup_work(walk.header.block_size, walk.header.streams),
+            );
+        }
     }
     let Walk {
         header,
@@ -316,11 +311,19 @@ fn read_record<R: Read>(
         earlier,
         block_index,
         short_block,
+        spent,
     } = walk;
     match Record::read(r, header)? {
         Record::Block(bh) => {
             check_full(short_block, &bh, header)?;
             limits.check_output(*earlier + *archive_total + u64::from(bh.raw_len))?;
+            spent.bytes += (bh.encoded_len() + bh.payload_len as usize) as u64;
+            let raw_len = u64::from(bh.raw_len);
+            let work = match bh.block_type {
+                BlockType::Stored => (0, raw_len),
+                _ => config.block_work(raw_len, bh.stream_lens.len() as u64),
+            };
+            limits.charge(spent, work)?;
             let want = u64::from(bh.payload_len);
             let mut payload = free.pop().unwrap_or_default();
             payload.clear();
@@ -357,6 +360,7 @@ fn read_record<R: Read>(
             }))
         }
         Record::End(end) => {
+            spent.bytes += END_RECORD_LEN as u64;
             check_end(header, end.content_length, *archive_total)?;
             let content_check = end.content_check;
             // Another archive may follow.
@@ -378,6 +382,7 @@ fn read_record<R: Read>(
             }
             *header = Header::read_after_magic(r)?;
             *config = Arc::new(ModelConfig::from_header(header)?);
+            spent.bytes += header.to_bytes().len() as u64;
             *earlier += *archive_total;
             *archive_total = 0;
             *block_index = 0;
@@ -622,5 +627,93 @@ impl<R: Read> std::fmt::Debug for Decoder<R> {
             .field("header", &self.walk.header)
             .field("threads", &self.threads)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::BlockHeader;
+
+    /// 19-byte blocks of a network that takes about 1 GiB to set up: the first is
+    /// free, the ones after it must be paid for by the archive's bytes, which they
+    /// are not. Records are only read here, never decoded.
+    #[test]
+    fn tiny_blocks_of_a_costly_model_are_refused_by_the_setup_rule() {
+        let model = crate::Model::Neural(crate::NeuralConfig {
+            backbone: sep_model::BackboneConfig::Pac(sep_model::PacConfig {
+                context: 256,
+                embed: 16,
+                ffn: 1024,
+                pairs: 8,
+                cache: true,
+            }),
+            streams: 19,
+            min_stream_len: 1,
+            adam: sep_nn::AdamConfig::default(),
+        });
+        let (header, config) = crate::Options {
+            model,
+            block_size: Some(19),
+            ..crate::Options::default()
+        }
+        .header()
+        .expect("valid");
+        let setup = config.block_work(19, 19).0;
+        assert!(setup > 1 << 31, "a costly set-up: {setup}");
+        let mut archive = Vec::new();
+        for _ in 0..100 {
+            BlockHeader {
+                block_type: BlockType::Modelled,
+                raw_len: 19,
+                payload_len: 19,
+                raw_check: 0,
+                stream_lens: vec![1; 19],
+            }
+            .write_to(&mut archive)
+            .unwrap();
+            archive.extend_from_slice(&[0x55; 19]);
+        }
+        let mut walk = Walk {
+            config: Arc::new(config),
+            header,
+            archive_total: 0,
+            earlier: 0,
+            block_index: 0,
+            short_block: None,
+            spent: Spent::default(),
+        };
+        let mut r = &archive[..];
+        let mut blocks = 0;
+        let e = loop {
+            match read_record(&mut r, &mut walk, &Limits::default(), &mut Vec::new()) {
+                Ok(Read1::Block(_)) => blocks += 1,
+                Ok(Read1::End { .. }) => panic!("no end record here"),
+                Err(e) => break e,
+            }
+        };
+        assert!(
+            matches!(e, Error::OverLimit { what, .. } if what.starts_with("model set-up")),
+            "{e}"
+        );
+        assert!((1..=3).contains(&blocks), "{blocks} blocks accepted: {e}");
+        // Without a work limit there is no set-up limit either.
+        let mut walk2 = Walk {
+            spent: Spent::default(),
+            block_index: 0,
+            archive_total: 0,
+            ..walk
+        };
+        let none = Limits {
+            max_work: None,
+            ..Limits::default()
+        };
+        let mut r = &archive[..];
+        for _ in 0..100 {
+            assert!(matches!(
+                read_record(&mut r, &mut walk2, &none, &mut Vec::new()),
+                Ok(Read1::Block(_))
+            ));
+        }
     }
 }

@@ -24,6 +24,7 @@ mod encoder;
 mod engine;
 mod error;
 pub mod format;
+pub mod limits;
 mod mix;
 mod neural;
 mod pipeline;

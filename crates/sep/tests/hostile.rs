@@ -273,3 +273,165 @@ fn max_output_stops_a_bomb_before_it_is_decoded() {
     );
     assert_eq!(out, 1 << 20);
 }
+
+/// A PAC far larger than the paper's (hidden 4096, 8 pairs of FFN 2048), within the
+/// 4 GiB model bound for one stream.
+fn huge_network() -> sep::NeuralConfig {
+    sep::NeuralConfig {
+        backbone: sep::BackboneConfig::Pac(sep::PacConfig {
+            context: 256,
+            embed: 16,
+            ffn: 2048,
+            pairs: 8,
+            cache: true,
+        }),
+        streams: 1,
+        min_stream_len: 1,
+        adam: sep::AdamConfig::default(),
+    }
+}
+
+/// A tiny archive whose one block claims 2^30 bytes of a huge network (about 0.8 s a
+/// byte: decades) is refused at once, naming the option that allows it.
+#[test]
+fn a_tiny_archive_claiming_years_of_work_is_refused() {
+    let header = Options {
+        model: Model::Neural(huge_network()),
+        block_size: Some(1 << 30),
+        ..Options::default()
+    }
+    .header()
+    .expect("every field in range")
+    .0;
+    let mut archive = header.to_bytes();
+    BlockHeader {
+        block_type: BlockType::Modelled,
+        raw_len: 1 << 30,
+        payload_len: 1,
+        raw_check: 0,
+        stream_lens: vec![1],
+    }
+    .write_to(&mut archive)
+    .unwrap();
+    archive.push(0x55);
+    archive.extend_from_slice(
+        &EndRecord {
+            content_length: 1 << 30,
+            content_check: 0,
+        }
+        .to_bytes(),
+    );
+    assert!(archive.len() < 200, "{} bytes", archive.len());
+    let start = std::time::Instant::now();
+    let e = sep::decompress(&archive).expect_err("decades of work accepted");
+    assert!(
+        matches!(e, Error::OverLimit { what, limit, .. }
+            if what.starts_with("decoding work") && limit < sep::limits::DEFAULT_MAX_WORK + (1 << 40)),
+        "{e}"
+    );
+    assert!(e.to_string().contains("raise --max-work"), "{e}");
+    assert!(
+        start.elapsed().as_secs() < 10,
+        "refused only after {:?}",
+        start.elapsed()
+    );
+    // 1 MiB of zeros with context mixing: a 100-byte archive whose work (2^37 units)
+    // is more than its bytes allow by themselves, so `max_work` decides.
+    let zeros = vec![0u8; 1 << 20];
+    let model = common::tiny_mix();
+    let bomb = sep::compress(
+        &zeros,
+        &Options {
+            model,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    let h = sep::read_header(&mut &bomb[..]).unwrap();
+    let (setup, coding) = sep::ModelConfig::from_header(&h)
+        .unwrap()
+        .block_work(1 << 20, 1);
+    assert!(
+        setup + coding > sep::limits::WORK_PER_ARCHIVE_BYTE * bomb.len() as u64,
+        "test shape"
+    );
+    let e = decode_with(&bomb, |d| d.with_max_work(Some(0)))
+        .map(|v| v.len())
+        .expect_err("over the limit");
+    assert!(matches!(e, Error::OverLimit { .. }), "{e}");
+    assert_eq!(decode_with(&bomb, |d| d).map(|v| v.len()).unwrap(), 1 << 20);
+}
+
+/// Real archives of every preset decode under the default limits, on text and on
+/// zeros (the highest ratio, so the least archive per unit of work); the paper-sized
+/// networks, too slow to run here, are checked on the rule itself for their worst
+/// shapes.
+#[test]
+fn every_preset_decodes_under_the_default_limits() {
+    let zeros = vec![0u8; 20_000];
+    let text = common::corpus_set("quick")
+        .into_iter()
+        .next()
+        .map(|(_, d)| d[..d.len().min(20_000)].to_vec())
+        .expect("a corpus file");
+    for p in [
+        sep::Preset::Fast,
+        sep::Preset::Default,
+        sep::Preset::Max,
+        sep::Preset::Hybrid,
+    ] {
+        for model in [Model::mix_preset(p), Model::preset(p)] {
+            // Networks are slow in a test build: zeros only (the higher ratio), short.
+            let network = matches!(model, Model::Neural(_)) || p == sep::Preset::Hybrid;
+            for data in [&zeros, &text] {
+                if network && data == &text {
+                    continue;
+                }
+                let n = if network { 2_000 } else { data.len() };
+                let archive = sep::compress(
+                    &data[..n],
+                    &Options {
+                        model: model.clone(),
+                        threads: 2,
+                        ..Options::default()
+                    },
+                )
+                .unwrap();
+                let back = sep::decompress(&archive)
+                    .unwrap_or_else(|e| panic!("{p:?} {}: {e}", model.name()));
+                assert_eq!(back, &data[..n]);
+            }
+        }
+    }
+    // The paper presets, too slow to run here: a block of 1 MiB of text coded at 4:1
+    // (512 streams) and a last block of one byte are within the default limits. (On
+    // zeros, which a network codes in almost nothing, the default allows 1 to 5 MiB
+    // of a paper-sized network, hours of work; more needs --max-work.)
+    for p in sep::Preset::ALL.into_iter().filter(|p| p.is_paper()) {
+        let Model::Neural(c) = Model::preset(p) else {
+            unreachable!()
+        };
+        let m = sep::ModelConfig::Neural(c.clone());
+        let block = 1u64 << 20;
+        let (setup, coding) = m.block_work(block, 512);
+        let bytes = 200 + 16 + 2 + 2 * 512 + block / 4;
+        let allowed = sep::limits::DEFAULT_MAX_WORK + sep::limits::WORK_PER_ARCHIVE_BYTE * bytes;
+        assert!(
+            setup + coding <= allowed,
+            "{p:?}: {} > {allowed}",
+            setup + coding
+        );
+        let zeros_block = 1u64 << 20;
+        let (zs, zc) = m.block_work(zeros_block, 512);
+        assert!(
+            zs + zc <= sep::limits::DEFAULT_MAX_WORK,
+            "{p:?}: 1 MiB of zeros"
+        );
+        let free = m.max_setup_work(block as u32, 512);
+        let (last, _) = m.block_work(1, 1);
+        assert!(
+            setup <= free && last <= sep::limits::SETUP_WORK_PER_ARCHIVE_BYTE * 18,
+            "{p:?}"
+        );
+    }
+}
