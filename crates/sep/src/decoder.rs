@@ -521,27 +521,65 @@ pub struct ArchiveInfo {
     pub content_check: u64,
     /// Bytes of the archive, header to end record.
     pub archive_bytes: u64,
+    /// The largest `payload_len` of its blocks.
+    pub max_payload: u64,
 }
 
 impl ArchiveInfo {
-    /// The memory a [`Decoder`] with `threads` threads is expected to hold for
-    /// this archive: a model per block decoded at once (`min(threads, blocks)`,
-    /// each [`ModelConfig::memory_bytes`] of a full block), and the pipeline's
-    /// buffers: up to `threads + 1` blocks in flight, each its payload (the
-    /// archive's mean) and its decoded bytes, plus the block being returned.
-    /// It depends on the block size and the model, not on the content length
-    /// (past the first few blocks).
+    /// An upper bound of the heap a [`Decoder`] with `threads` threads holds for
+    /// this archive (measured against the real peak for every backbone, with and
+    /// without SE, mix and order2: `crates/sep/tests/memory_estimate.rs`): a
+    /// model per block decoded at once (`min(threads, blocks)`, each
+    /// [`model_memory_bound`] of a full block), and the pipeline's buffers: up to
+    /// `threads + 1` blocks in flight, each its payload (the largest of the
+    /// archive) and its decoded bytes, plus the block being returned. It depends
+    /// on the block size and the model, not on the content length (past the
+    /// first few blocks).
     pub fn decoder_memory(&self, threads: usize) -> u64 {
         let block = u64::from(self.header.block_size).min(self.content_length.max(1));
-        let blocks = self.blocks.max(1);
-        let threads = threads.max(1) as u64;
-        let workers = threads.min(blocks);
-        let in_flight = (threads + 1).min(blocks);
-        let payload = (self.archive_bytes / blocks).min(block);
-        workers * self.model.memory_bytes(block)
-            + (in_flight + 1).min(blocks) * block
-            + in_flight * payload
+        memory_bound(&self.model, block, self.blocks, self.max_payload, threads)
     }
+}
+
+/// An upper bound of the heap one block's model takes while a block of up to
+/// `block` bytes is decoded. Context mixing and order2 allocate what
+/// [`ModelConfig::memory_bytes`] says, plus 64 KiB of coder and buffers; a
+/// network's weights, optimiser state and activations are
+/// [`ModelConfig::max_memory_bytes`]' estimate, which the kernels' scratch
+/// buffers and the layers' own copies exceed by up to 1.5x in the backbones
+/// measured (plus about 1.5 MiB for the smallest): so twice it plus 2 MiB.
+pub fn model_memory_bound(model: &ModelConfig, block: u64) -> u64 {
+    const SLACK: u64 = 1 << 16;
+    let block32 = block.min(u64::from(u32::MAX)) as u32;
+    let net =
+        |c: &crate::NeuralConfig| 2 * c.memory_bytes(c.streams.min(block32) as usize) + (2 << 20);
+    match model {
+        ModelConfig::Store => 0,
+        ModelConfig::Order2(_) => model.memory_bytes(block) + SLACK,
+        ModelConfig::Neural(c) => net(c),
+        ModelConfig::Mix(c) => {
+            crate::MixConfig {
+                neural: None,
+                ..c.clone()
+            }
+            .memory_bytes(block)
+                + SLACK
+                + c.neural.as_ref().map_or(0, net)
+        }
+    }
+}
+
+/// [`ArchiveInfo::decoder_memory`] for `blocks` blocks of up to `block` bytes
+/// and payloads of up to `payload` bytes.
+fn memory_bound(model: &ModelConfig, block: u64, blocks: u64, payload: u64, threads: usize) -> u64 {
+    let blocks = blocks.max(1);
+    let threads = threads.max(1) as u64;
+    let workers = threads.min(blocks);
+    let in_flight = (threads + 1).min(blocks);
+    let payload = payload.min(block);
+    workers.saturating_mul(model_memory_bound(model, block))
+        + (in_flight + 1).min(blocks) * block
+        + in_flight * payload
 }
 
 /// Lists every archive in `r` (several when concatenated) by walking the
@@ -560,6 +598,7 @@ pub fn inspect<R: Read>(mut r: R) -> Result<Vec<ArchiveInfo>> {
             stored_blocks: 0,
             content_length: 0,
             content_check: 0,
+            max_payload: 0,
         };
         let mut total = 0u64;
         let mut short = None;
@@ -575,6 +614,7 @@ pub fn inspect<R: Read>(mut r: R) -> Result<Vec<ArchiveInfo>> {
                         });
                     }
                     info.blocks += 1;
+                    info.max_payload = info.max_payload.max(bh.payload_len.into());
                     info.stored_blocks += u64::from(bh.block_type == BlockType::Stored);
                     info.archive_bytes += (bh.encoded_len() + bh.payload_len as usize) as u64;
                     total += u64::from(bh.raw_len);

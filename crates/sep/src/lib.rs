@@ -30,6 +30,7 @@ mod neural;
 mod pipeline;
 
 pub use codec::{Model, ModelConfig};
+pub use decoder::model_memory_bound;
 pub use decoder::{ArchiveInfo, Decoder, inspect, read_header};
 pub use encoder::{Encoder, Options};
 pub use error::{Error, Result};
