@@ -159,8 +159,39 @@ impl<R: Read> Decoder<R> {
         &self.walk.config
     }
 
+    /// The most heap this decoder may hold, as estimated by
+    /// [`ArchiveInfo::decoder_memory`] (an upper bound) from the header: when
+    /// `threads` blocks at once would need more, fewer are decoded at once; when
+    /// even one would, decoding fails with [`Error::OverLimit`] before any block
+    /// is. A concatenated archive that needs more with the threads already in
+    /// use fails the same way. `None` (the default): no limit. Takes effect if
+    /// called before the first read.
+    pub fn with_memory_limit(mut self, limit: Option<u64>) -> Self {
+        self.limits.memory = limit;
+        self
+    }
+
+    /// The threads this decoder uses: those asked for, or fewer when the memory
+    /// limit requires it (settled at the first read).
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
     /// Reads blocks ahead, as many as the pipeline takes now.
     fn read_ahead(&mut self) {
+        if self.pipeline.is_none() {
+            match self
+                .limits
+                .fit_threads(self.threads, |t| header_memory(&self.walk, t))
+            {
+                Ok(t) => self.threads = t,
+                Err(e) => {
+                    self.items.push_back(Item::Fail(e));
+                    self.input_done = true;
+                }
+            }
+            self.limits.threads = self.threads;
+        }
         let pipeline = self.pipeline.get_or_insert_with(|| {
             Pipeline::new(self.threads, self.pipelined, |job: Job, cancel: &Cancel| {
                 decode_block(job, cancel)
@@ -382,6 +413,23 @@ fn read_record<R: Read>(
             }
             *header = Header::read_after_magic(r)?;
             *config = Arc::new(ModelConfig::from_header(header)?);
+            if let Some(limit) = limits.memory {
+                let need = memory_bound(
+                    config,
+                    header.block_size.into(),
+                    u64::MAX,
+                    header.block_size.into(),
+                    limits.threads,
+                );
+                if need > limit {
+                    return Err(Error::OverLimit {
+                        what: "decoder memory of a concatenated archive (estimated bytes)",
+                        value: need,
+                        limit,
+                        how: "raise --memory (Decoder::with_memory_limit) to decode it",
+                    });
+                }
+            }
             spent.bytes += header.to_bytes().len() as u64;
             *earlier += *archive_total;
             *archive_total = 0;
@@ -521,8 +569,6 @@ pub struct ArchiveInfo {
     pub content_check: u64,
     /// Bytes of the archive, header to end record.
     pub archive_bytes: u64,
-    /// The largest `payload_len` of its blocks.
-    pub max_payload: u64,
 }
 
 impl ArchiveInfo {
@@ -531,13 +577,14 @@ impl ArchiveInfo {
     /// without SE, mix and order2: `crates/sep/tests/memory_estimate.rs`): a
     /// model per block decoded at once (`min(threads, blocks)`, each
     /// [`model_memory_bound`] of a full block), and the pipeline's buffers: up to
-    /// `threads + 1` blocks in flight, each its payload (the largest of the
-    /// archive) and its decoded bytes, plus the block being returned. It depends
-    /// on the block size and the model, not on the content length (past the
-    /// first few blocks).
+    /// `threads + 1` blocks in flight, each its payload (at most a block) and
+    /// its decoded bytes, plus the block being returned. It depends on the block
+    /// size and the model, not on the content length (past the first few
+    /// blocks). A [`Decoder`] with a memory limit decides on the same bound,
+    /// from the header alone.
     pub fn decoder_memory(&self, threads: usize) -> u64 {
         let block = u64::from(self.header.block_size).min(self.content_length.max(1));
-        memory_bound(&self.model, block, self.blocks, self.max_payload, threads)
+        memory_bound(&self.model, block, self.blocks, block, threads)
     }
 }
 
@@ -569,6 +616,19 @@ pub fn model_memory_bound(model: &ModelConfig, block: u64) -> u64 {
     }
 }
 
+/// The memory bound of the archive being read, from its header alone, with
+/// `threads` threads: blocks of `block_size` (or the declared content length, if
+/// smaller), payloads as large as blocks.
+fn header_memory(walk: &Walk, threads: usize) -> u64 {
+    let h = &walk.header;
+    let block_size = u64::from(h.block_size);
+    let (block, blocks) = match h.content_length {
+        Some(n) => (block_size.min(n.max(1)), n.div_ceil(block_size).max(1)),
+        None => (block_size, u64::MAX),
+    };
+    memory_bound(&walk.config, block, blocks, block, threads)
+}
+
 /// [`ArchiveInfo::decoder_memory`] for `blocks` blocks of up to `block` bytes
 /// and payloads of up to `payload` bytes.
 fn memory_bound(model: &ModelConfig, block: u64, blocks: u64, payload: u64, threads: usize) -> u64 {
@@ -598,7 +658,6 @@ pub fn inspect<R: Read>(mut r: R) -> Result<Vec<ArchiveInfo>> {
             stored_blocks: 0,
             content_length: 0,
             content_check: 0,
-            max_payload: 0,
         };
         let mut total = 0u64;
         let mut short = None;
@@ -614,7 +673,6 @@ pub fn inspect<R: Read>(mut r: R) -> Result<Vec<ArchiveInfo>> {
                         });
                     }
                     info.blocks += 1;
-                    info.max_payload = info.max_payload.max(bh.payload_len.into());
                     info.stored_blocks += u64::from(bh.block_type == BlockType::Stored);
                     info.archive_bytes += (bh.encoded_len() + bh.payload_len as usize) as u64;
                     total += u64::from(bh.raw_len);

@@ -51,6 +51,10 @@ pub(crate) struct Limits {
     pub(crate) max_output: Option<u64>,
     /// Work beyond the per-byte allowance; `None`: no work limit.
     pub(crate) max_work: Option<u64>,
+    /// Heap bytes the decoder may hold (estimated); `None`: no limit.
+    pub(crate) memory: Option<u64>,
+    /// Threads the decoder settled on (for archives concatenated later).
+    pub(crate) threads: usize,
 }
 
 impl Default for Limits {
@@ -58,6 +62,8 @@ impl Default for Limits {
         Limits {
             max_output: None,
             max_work: Some(DEFAULT_MAX_WORK),
+            memory: None,
+            threads: 1,
         }
     }
 }
@@ -87,6 +93,23 @@ impl Limits {
                 how: "raise --max-output (Decoder::with_max_output) to decode it",
             }),
             _ => Ok(()),
+        }
+    }
+
+    /// The most threads, up to `threads`, whose estimated memory (`need(t)` for
+    /// `t` threads) fits the memory limit; an error when one does not.
+    pub(crate) fn fit_threads(&self, threads: usize, need: impl Fn(usize) -> u64) -> Result<usize> {
+        let Some(limit) = self.memory else {
+            return Ok(threads);
+        };
+        match (1..=threads).rev().find(|&t| need(t) <= limit) {
+            Some(t) => Ok(t),
+            None => Err(Error::OverLimit {
+                what: "decoder memory (estimated bytes, one block at a time)",
+                value: need(1),
+                limit,
+                how: "raise --memory (Decoder::with_memory_limit) to decode it",
+            }),
         }
     }
 
@@ -131,6 +154,7 @@ mod tests {
         let limits = Limits {
             max_output: None,
             max_work: Some(1000),
+            ..Limits::default()
         };
         let mut spent = Spent {
             bytes: 10,

@@ -435,3 +435,60 @@ fn every_preset_decodes_under_the_default_limits() {
         );
     }
 }
+
+/// A memory limit lowers the blocks decoded at once when that fits, and refuses, before
+/// decoding, when one block at a time does not.
+#[test]
+fn memory_limit_lowers_threads_or_refuses() {
+    let data = text(40_000);
+    let archive = sep::compress(
+        &data,
+        &Options {
+            model: common::tiny_mix(),
+            block_size: Some(10_000),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    let info = &sep::inspect(&archive[..]).unwrap()[0];
+    let (one, two, four) = (
+        info.decoder_memory(1),
+        info.decoder_memory(2),
+        info.decoder_memory(4),
+    );
+    assert!(one < two && two < four, "{one} {two} {four}");
+    for (limit, threads) in [
+        (None, 4),
+        (Some(four), 4),
+        (Some(four - 1), 3),
+        (Some(two), 2),
+        (Some(two - 1), 1),
+        (Some(one), 1),
+    ] {
+        let mut dec = Decoder::new(&archive[..])
+            .unwrap()
+            .with_threads(4)
+            .with_memory_limit(limit);
+        let mut out = Vec::new();
+        dec.read_to_end(&mut out).expect("fits");
+        assert_eq!(out, data);
+        assert_eq!(dec.threads(), threads, "limit {limit:?}");
+    }
+    let mut dec = Decoder::new(&archive[..])
+        .unwrap()
+        .with_memory_limit(Some(one - 1));
+    let (n, e) = {
+        let mut buf = [0u8; 100];
+        match dec.read(&mut buf) {
+            Ok(n) => (n, None),
+            Err(e) => (0, Some(Error::from_io(e))),
+        }
+    };
+    assert_eq!(n, 0);
+    let e = e.expect("refused");
+    assert!(
+        matches!(e, Error::OverLimit { value, limit, .. } if value == one && limit == one - 1),
+        "{e}"
+    );
+    assert!(e.to_string().contains("raise --memory"), "{e}");
+}
