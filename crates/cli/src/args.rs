@@ -147,6 +147,13 @@ pub struct Args {
     /// years of work does not.
     #[arg(long, value_name = "UNITS", value_parser = crate::limits::parse_limit)]
     pub max_work: Option<crate::limits::Limit>,
+
+    /// Memory limit, e.g. 512M, 2G, none (default: half of the machine's RAM). Decoding
+    /// codes fewer blocks at once to stay within it, or refuses an archive that needs
+    /// more for one block; compression picks a smaller preset of the same model (with a
+    /// note) or fewer threads, or refuses.
+    #[arg(short = 'M', long = "memory", value_name = "LIMIT", value_parser = crate::limits::parse_limit)]
+    pub memory: Option<crate::limits::Limit>,
 }
 
 /// Parses `65536`, `64K`, `4M`, `16MiB`, `1G` (powers of 1024).

@@ -355,7 +355,7 @@ impl Ctx<'_> {
         let out_path = self.output_path(input)?;
         let mut inp = open_input(input)?;
         let mut out = self.open_output(input, out_path.as_deref())?;
-        let options = sep::Options {
+        let mut options = sep::Options {
             model: self.model.clone(),
             block_size: self.args.block_size,
             threads: self.threads,
@@ -363,6 +363,13 @@ impl Ctx<'_> {
             seed: self.args.seed,
             content_length: inp.len,
         };
+        // Issue 14 item 5: a smaller preset or fewer threads within -M/--memory.
+        if let Some(note) = limits::fit_compression(&mut options, limits::memory(self.args))
+            .map_err(|e| anyhow!(e))?
+            && self.verbosity() >= 1
+        {
+            eprintln!("sep: {}: {note}", display_name(input));
+        }
         let start = Instant::now();
         let bar = progress::bar(self.show_progress(inp.len), inp.len);
         let mut enc = sep::Encoder::new(BufWriter::with_capacity(1 << 16, out.writer()), &options)
@@ -393,7 +400,8 @@ impl Ctx<'_> {
                 self.args,
                 out_path.is_none() && io::stdout().is_terminal(),
             ))
-            .with_max_work(limits::max_work(self.args));
+            .with_max_work(limits::max_work(self.args))
+            .with_memory_limit(limits::memory(self.args));
         let mut out = self.open_output(input, out_path.as_deref())?;
         let mut w = BufWriter::with_capacity(1 << 16, out.writer());
         let n_out = copy(&mut dec, &mut w).map_err(|e| anyhow!(sep::Error::from_io(e)))?;
@@ -415,7 +423,8 @@ impl Ctx<'_> {
             .with_threads(self.threads)
             .with_pipeline(!self.args.no_pipeline)
             .with_max_output(limits::max_output(self.args, false))
-            .with_max_work(limits::max_work(self.args));
+            .with_max_work(limits::max_work(self.args))
+            .with_memory_limit(limits::memory(self.args));
         let n = copy(&mut dec, &mut io::sink()).map_err(|e| anyhow!(sep::Error::from_io(e)))?;
         bar.finish_and_clear();
         if self.verbosity() >= 1 {

@@ -172,3 +172,75 @@ fn max_work_refuses_with_one_line_and_the_default_allows_real_archives() {
         .assert()
         .success();
 }
+
+/// `-M`: decompression refuses an archive whose one block needs more than the limit, in
+/// one line naming need and option; compression with a preset too large for it takes a
+/// smaller one with a note (same content back), or refuses when none fits.
+#[test]
+fn memory_limit_picks_a_smaller_preset_or_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = text(50_000);
+    let src = dir.path().join("t");
+    std::fs::write(&src, &data).unwrap();
+    // max with 16 MiB blocks needs about 400 MiB, default about 230 MiB.
+    let out = sep()
+        .args([
+            "-m", "mix", "-p", "max", "-B", "16M", "-T1", "-M", "300M", "-c",
+        ])
+        .arg(&src)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "more than the limit of 300.0 MiB (-M/--memory); using the mix preset",
+        ))
+        .get_output()
+        .stdout
+        .clone();
+    let archive = dir.path().join("t.sep");
+    std::fs::write(&archive, &out).unwrap();
+    let listed = sep()
+        .arg("-l")
+        .arg(&archive)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let listed = String::from_utf8(listed).unwrap();
+    assert!(
+        listed.contains("table_bits 26") || listed.contains("2^26"),
+        "{listed}"
+    );
+    let back = sep()
+        .args(["-d", "-c"])
+        .arg(&archive)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(back, data);
+    sep()
+        .args(["-m", "mix", "-p", "max", "-B", "16M", "-M", "8M", "-c"])
+        .arg(&src)
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains("no smaller preset of it fits"));
+    sep()
+        .args(["-d", "-c", "-M", "16M"])
+        .arg(&archive)
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(
+            predicate::str::contains("decoder memory")
+                .and(predicate::str::contains("raise --memory"))
+                .and(predicate::str::contains("\n").count(1)),
+        );
+    sep()
+        .args(["-d", "-c", "-M", "none"])
+        .arg(&archive)
+        .assert()
+        .success();
+}
