@@ -279,7 +279,7 @@ pub fn decode_blocks(model: &Model, data: &[u8]) {
     let found = match sep::decompress(&build(&block, 0)) {
         Err(Error::BlockChecksum { found, .. }) => found,
         Err(e) => {
-            assert!(e.is_corrupt(), "{e}");
+            assert!(corrupt_or_limit(&e), "{e}");
             return;
         }
         // Only a block whose content checks to 0 gets here, with content checksum 0.
@@ -377,8 +377,14 @@ pub fn decode_bounded(archive: &[u8]) {
             let total: u64 = infos.iter().map(|i| i.content_length).sum();
             assert_eq!(out.len() as u64, total, "decoded length vs end records");
         }
-        Err(e) => assert!(e.is_corrupt(), "{e}"),
+        Err(e) => assert!(corrupt_or_limit(&e), "{e}"),
     }
+}
+
+/// What a decoder may fail with on hostile input: a corruption error, or a resource
+/// limit of `sep::limits` (an archive may be valid yet cost more than allowed).
+fn corrupt_or_limit(e: &Error) -> bool {
+    e.is_corrupt() || matches!(e, Error::OverLimit { .. })
 }
 
 /// The decoder's work on `archive`: the `raw_len` of every block it would reach (the

@@ -70,8 +70,8 @@ pub struct Args {
     #[arg(short = 'f', long)]
     pub force: bool,
 
-    /// Threads: blocks coded at once (0 = one per core). The archive is the
-    /// same for every value.
+    /// Threads: blocks coded at once (0 = one per core; more than 256 is clamped
+    /// to 256 with a note). The archive is the same for every value.
     #[arg(short = 'T', long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
 
@@ -147,6 +147,28 @@ pub struct Args {
     /// Never show a progress bar.
     #[arg(long)]
     pub no_progress: bool,
+
+    /// Decompress at most SIZE bytes (e.g. 512M, 2G, none): an archive that declares
+    /// more, or whose blocks add up to more, fails before that much is decoded.
+    /// Default: none for files and pipes (where the disk or the reader bounds the
+    /// output), 64M when writing to a terminal.
+    #[arg(long, value_name = "SIZE", value_parser = crate::limits::parse_limit)]
+    pub max_output: Option<crate::limits::Limit>,
+
+    /// Decompress only archives whose estimated work is at most UNITS (about one
+    /// multiply-add each, some 2.5e10 a second per core; suffixes K, M, G, T, P;
+    /// `none` for no limit) plus 2^30 per archive byte. Default 128T (2^47, about 90
+    /// minutes of one core): real archives stay within it; a tiny archive claiming
+    /// years of work does not.
+    #[arg(long, value_name = "UNITS", value_parser = crate::limits::parse_limit)]
+    pub max_work: Option<crate::limits::Limit>,
+
+    /// Memory limit, e.g. 512M, 2G, none (default: half of the machine's RAM). Decoding
+    /// codes fewer blocks at once to stay within it, or refuses an archive that needs
+    /// more for one block; compression picks a smaller preset of the same model (with a
+    /// note) or fewer threads, or refuses.
+    #[arg(short = 'M', long = "memory", value_name = "LIMIT", value_parser = crate::limits::parse_limit)]
+    pub memory: Option<crate::limits::Limit>,
 }
 
 /// The text after the options in `--help`: levels, commands, special outputs.

@@ -6,6 +6,7 @@
 
 mod args;
 mod bench;
+mod limits;
 mod memory;
 mod output;
 mod progress;
@@ -355,6 +356,14 @@ fn run(args: &Args, verbosity: u8) -> Result<bool> {
     } else {
         args.threads
     };
+    // Issue 14 item 7: more threads than the library uses is clamped with a note.
+    if threads > sep::MAX_THREADS && !args.quiet {
+        eprintln!(
+            "sep: -T {threads} is more than {0}; using {0}",
+            sep::MAX_THREADS
+        );
+    }
+    let threads = threads.min(sep::MAX_THREADS);
     let ctx = Ctx {
         args,
         mode,
@@ -663,7 +672,7 @@ impl Ctx<'_> {
         let out_path = self.output_path(input)?;
         let mut inp = open_input(input)?;
         let mut out = self.open_output(input, out_path.as_deref())?;
-        let options = sep::Options {
+        let mut options = sep::Options {
             model: self.model.clone(),
             block_size: self.args.block_size,
             small_blocks: false,
@@ -672,6 +681,13 @@ impl Ctx<'_> {
             seed: self.args.seed,
             content_length: inp.len,
         };
+        // Issue 14 item 5: a smaller preset or fewer threads within -M/--memory.
+        if let Some(note) = limits::fit_compression(&mut options, limits::memory(self.args))
+            .map_err(|e| anyhow!(e))?
+            && self.verbosity() >= 1
+        {
+            eprintln!("sep: {}: {note}", display_name(input));
+        }
         let start = Instant::now();
         let mut enc = sep::Encoder::new(BufWriter::with_capacity(1 << 16, out.writer()), &options)
             .map_err(|e| anyhow!(e))?;
@@ -707,7 +723,13 @@ impl Ctx<'_> {
         let mut dec = sep::Decoder::new(counted)
             .map_err(|e| anyhow!(e))?
             .with_threads(self.threads)
-            .with_pipeline(!self.args.no_pipeline);
+            .with_pipeline(!self.args.no_pipeline)
+            .with_max_output(limits::max_output(
+                self.args,
+                out_path.is_none() && io::stdout().is_terminal(),
+            ))
+            .with_max_work(limits::max_work(self.args))
+            .with_memory_limit(limits::memory(self.args));
         self.settings(input, dec.header());
         let mut out = self.open_output(input, out_path.as_deref())?;
         let bar = progress::Bar::start(
@@ -732,7 +754,10 @@ impl Ctx<'_> {
         let mut dec = sep::Decoder::new(&mut inp.reader)
             .map_err(|e| anyhow!(e))?
             .with_threads(self.threads)
-            .with_pipeline(!self.args.no_pipeline);
+            .with_pipeline(!self.args.no_pipeline)
+            .with_max_output(limits::max_output(self.args, false))
+            .with_max_work(limits::max_work(self.args))
+            .with_memory_limit(limits::memory(self.args));
         self.settings(input, dec.header());
         let bar = progress::Bar::start(
             self.show_progress(),

@@ -468,7 +468,7 @@ fn must_fail(files: &mut Files) {
         ]
         .concat()
     };
-    let cases: Vec<(&str, &str, &str, &str, Vec<u8>)> = vec![
+    let mut cases: Vec<(&str, &str, &str, &str, Vec<u8>)> = vec![
         (
             "empty.sep",
             "Truncated",
@@ -863,6 +863,61 @@ fn must_fail(files: &mut Files) {
             [store.clone(), edit(&store, 20, &|b| *b ^= 1, false)].concat(),
         ),
     ];
+    // Issue 14 item 8: a short block that is not the last (50, 100, 100, 50 bytes with
+    // block_size 100), and order2's first stream with a byte appended (its lengths
+    // adjusted): decodable, but no encoder writes either.
+    let short_first = [
+        store[..hlen].to_vec(),
+        block(BlockType::Stored, &content[..50], 50, vec![]),
+        content[..50].to_vec(),
+        block(BlockType::Stored, &content[50..150], 100, vec![]),
+        content[50..150].to_vec(),
+        block(BlockType::Stored, &content[150..250], 100, vec![]),
+        content[150..250].to_vec(),
+        block(BlockType::Stored, &content[250..], 50, vec![]),
+        content[250..].to_vec(),
+        end(content),
+    ]
+    .concat();
+    let stream_plus = |junk: u8| {
+        let h = sep::read_header(&mut &order2[..]).unwrap();
+        let mut rest = &order2[o2len..];
+        let sep::format::Record::Block(mut bh) = sep::format::Record::read(&mut rest, &h).unwrap()
+        else {
+            panic!("order2's first record is a block")
+        };
+        let payload = &rest[..bh.payload_len as usize];
+        let after = &rest[bh.payload_len as usize..];
+        bh.payload_len += 1;
+        bh.stream_lens[0] += 1;
+        assert!(bh.payload_len <= bh.raw_len, "room for a junk byte");
+        let mut head = Vec::new();
+        bh.write_to(&mut head).unwrap();
+        [&order2[..o2len], &head, payload, &[junk], after].concat()
+    };
+    cases.extend([
+        (
+            "short-block-in-middle.sep",
+            "InvalidField",
+            "raw_len is 50, less than block_size, but a block follows",
+            "a first block of 50 bytes with block_size 100 (only the last may be short)",
+            short_first,
+        ),
+        (
+            "stream-junk.sep",
+            "StreamJunk",
+            "block 0, stream 0: ends in bytes that no encoder writes",
+            "a byte appended to order2's first stream, lengths adjusted",
+            stream_plus(0x5A),
+        ),
+        (
+            "stream-trailing-zero.sep",
+            "StreamJunk",
+            "block 0, stream 0: ends in a zero byte",
+            "a zero byte appended to order2's first stream, lengths adjusted",
+            stream_plus(0),
+        ),
+    ]);
     let mut expected = String::from("# file\terror variant\tmessage contains\twhat is wrong\n");
     for (file, variant, substring, what, bytes) in cases {
         expected += &format!("{file}\t{variant}\t{substring}\t{what}\n");

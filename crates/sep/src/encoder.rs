@@ -71,7 +71,7 @@ pub struct Options {
     /// The thread budget: blocks coded at once, and, while fewer blocks than
     /// this are being coded, threads for the kernels of a network (the
     /// process-wide `sep_kernels::set_num_threads`). The archive is identical
-    /// for every value.
+    /// for every value. Values over [`MAX_THREADS`](crate::MAX_THREADS) are clamped.
     ///
     /// The rule, the same for the library and the command line: the number
     /// given is the number used, and `0` means one per core
@@ -273,7 +273,7 @@ impl<W: Write> Encoder<W> {
     /// `params`) and the end record, 66 bytes whatever the model (doc/FORMAT.md
     /// section 3).
     pub fn new(out: W, options: &Options) -> Result<Self> {
-        let threads = resolve_threads(options.threads);
+        let threads = resolve_threads(options.threads).min(crate::MAX_THREADS);
         let (header, config) = options.header()?;
         let seed = header.seed;
         let pipeline = Pipeline::new(

@@ -258,7 +258,9 @@ pub(crate) fn encode_block(
     coders.into_iter().map(RangeEncoder::finish).collect()
 }
 
-/// Decodes a block from its streams into `out`.
+/// Decodes a block from its streams into `out`. Then checks that every stream
+/// is exactly what an encoder writes ([`RangeDecoder::check_finished`]): `Err`
+/// names the first that is not, and what is wrong with it.
 pub(crate) fn decode_block(
     neural: Option<&NeuralConfig>,
     cm: Option<&CmConfig>,
@@ -266,9 +268,16 @@ pub(crate) fn decode_block(
     streams: &[&[u8]],
     out: &mut [u8],
     cancel: &Cancel,
-) {
+) -> Result<(), (usize, String)> {
     let mut coders: Vec<RangeDecoder> = streams.iter().map(|s| RangeDecoder::new(s)).collect();
     run(neural, cm, seed, out, &mut coders, cancel);
+    if cancel.is_set() {
+        return Ok(());
+    }
+    for (i, c) in coders.iter().enumerate() {
+        c.check_finished().map_err(|why| (i, why))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -108,6 +108,33 @@ pub enum Error {
         /// The limit.
         limit: u64,
     },
+    /// A coded stream is not what an encoder writes: bytes its range decoder
+    /// never reads, a trailing zero byte, or a last byte past the shortest end
+    /// (doc/FORMAT.md section 6). Such a stream may decode to the right bytes,
+    /// but no encoder wrote it.
+    #[error("corrupt archive: block {block}, stream {stream}: {why}")]
+    StreamJunk {
+        /// Zero-based block number in its archive.
+        block: u64,
+        /// Zero-based stream number in the block.
+        stream: usize,
+        /// What is wrong.
+        why: String,
+    },
+    /// Decoding would exceed a limit the caller set (or its default): the
+    /// archive may be valid, but it asks for more than is allowed. Checked
+    /// before the work or the output it refers to.
+    #[error("{what} would be {value}, over the limit of {limit}; {how}")]
+    OverLimit {
+        /// What is limited.
+        what: &'static str,
+        /// What the archive asks for (so far).
+        value: u64,
+        /// The limit.
+        limit: u64,
+        /// How to allow it.
+        how: &'static str,
+    },
     /// Bytes follow the end of the archive that are not another archive.
     #[error("corrupt archive: trailing data after the end record")]
     TrailingData,
@@ -155,6 +182,7 @@ impl Error {
                 | Error::InputLength { .. }
                 | Error::InvalidOption(_)
                 | Error::BlockSize { .. }
+                | Error::OverLimit { .. }
         )
     }
 

@@ -39,6 +39,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
+/// The most threads (blocks coded at once) a pipeline, an [`Encoder`](crate::Encoder)
+/// or a [`Decoder`](crate::Decoder) uses: larger requests are clamped to it. Each
+/// thread may hold a model and blocks in flight, so an absurd count (`-T 100000000`)
+/// must not turn into an absurd allocation; 256 is well past the cores of any machine
+/// sep runs on, and past the point where more blocks at once pay.
+pub const MAX_THREADS: usize = 256;
+
 /// Set when the work in progress is no longer wanted: models poll it between
 /// steps and stop early. Models also report through it the bytes they have
 /// coded (see [`Progress`]).
@@ -136,9 +143,9 @@ pub(crate) struct Pipeline<J: Send + 'static, R: Send + 'static> {
 }
 
 impl<J: Send + 'static, R: Send + 'static> Pipeline<J, R> {
-    /// A pipeline of up to `threads` workers running `job`. With `pipelined`,
-    /// up to `threads + 1` jobs are in flight (one queued behind the running
-    /// ones); in batch mode, `threads`.
+    /// A pipeline of up to `threads` workers running `job` (`threads` clamped to
+    /// `1..=MAX_THREADS`). With `pipelined`, up to `threads + 1` jobs are in
+    /// flight (one queued behind the running ones); in batch mode, `threads`.
     pub(crate) fn new(
         threads: usize,
         pipelined: bool,
@@ -154,7 +161,7 @@ impl<J: Send + 'static, R: Send + 'static> Pipeline<J, R> {
         progress: Progress,
         job: impl Fn(J, &Cancel) -> R + Send + Sync + 'static,
     ) -> Self {
-        let threads = threads.max(1);
+        let threads = threads.clamp(1, MAX_THREADS);
         let limit = threads + usize::from(pipelined);
         if threads == 1 {
             // Kernels then run single-threaded whatever the pool's default.
@@ -430,6 +437,17 @@ mod tests {
                 drop(p);
             }
         });
+    }
+
+    #[test]
+    fn absurd_thread_counts_are_clamped() {
+        for threads in [MAX_THREADS + 1, 100_000_000, usize::MAX] {
+            let mut p = Pipeline::new(threads, true, |j: u32, _: &Cancel| j);
+            assert_eq!(p.room(), MAX_THREADS + 1, "{threads}");
+            assert!(p.workers.capacity() < 2 * MAX_THREADS);
+            p.submit(5);
+            assert_eq!(p.next(), Some(5));
+        }
     }
 
     #[test]
