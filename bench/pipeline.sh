@@ -22,12 +22,13 @@
 #   cargo build --release && bench/pipeline.sh [MODEL...] | tee bench/results/pipeline.md
 #
 # MODEL defaults to "order2 mix" (mix = the default preset). Set SEP to another
-# binary, CORPUS to another corpus folder, SECTIONS to a subset of "1 2 3 4",
+# binary, SEP_CORPUS (or CORPUS) to another corpus folder, SECTIONS to a subset of "1 2 3 4",
 # SETTINGS to section 4's rows (default "default:default 1:default 1:1000000").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SEP=${SEP:-target/release/sep}
-CORPUS=${CORPUS:-../shared/corpus}
+CORPUS=${CORPUS:-${SEP_CORPUS:-../shared/corpus}}
+[ -f "$CORPUS/sets/bench.txt" ] || { echo "no corpus at $CORPUS: set SEP_CORPUS to the corpus folder (with sets/ and files/)" >&2; exit 1; }
 SECTIONS=${SECTIONS:-"1 2 3 4"}
 # timed runs (sections 1-3): each is run REPEAT times, the fastest kept
 REPEAT=${REPEAT:-3}

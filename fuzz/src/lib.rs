@@ -21,8 +21,11 @@
 
 use sep::format::{BlockHeader, BlockType, EndRecord, Header, MAGIC, Record};
 use sep::{
-    Adaptive, BackboneConfig, CmConfig, Error, MixConfig, Model, ModelConfig, NeuralConfig,
-    Options, PacConfig, PatchTstConfig, SeBody, SeConfig, TraceConfig,
+    CmConfig, Error, MixConfig, Model, ModelConfig, Options,
+    neural::{
+        Adaptive, BackboneConfig, NeuralConfig, PacConfig, PatchTstConfig, SeBody, SeConfig,
+        TraceConfig,
+    },
 };
 use std::io::Read as _;
 
@@ -53,7 +56,7 @@ fn neural(backbone: BackboneConfig) -> NeuralConfig {
         backbone,
         streams: 8,
         min_stream_len: 16,
-        adam: sep::AdamConfig::default(),
+        adam: sep::neural::AdamConfig::default(),
     }
 }
 
@@ -186,6 +189,7 @@ pub fn fixed_header(model: &Model) -> Header {
     let options = Options {
         model: model.clone(),
         block_size: Some(BLOCK_SIZE),
+        small_blocks: true,
         ..Options::default()
     };
     let mut header = options.header().expect("valid fuzz model").0;
@@ -286,7 +290,7 @@ pub fn decode_blocks(model: &Model, data: &[u8]) {
     let found = match sep::decompress(&build(&block, 0)) {
         Err(Error::BlockChecksum { found, .. }) => found,
         Err(e) => {
-            assert!(e.is_corrupt(), "{e}");
+            assert!(corrupt_or_limit(&e), "{e}");
             return;
         }
         // Only a block whose content checks to 0 gets here, with content checksum 0.
@@ -340,6 +344,7 @@ pub fn roundtrip(data: &[u8]) {
     let options = Options {
         model,
         block_size: (*b != 0).then(|| u32::from(*b) * 8),
+        small_blocks: true,
         ..Options::default()
     };
     let archive = sep::compress(content, &options).expect("compress");
@@ -383,8 +388,14 @@ pub fn decode_bounded(archive: &[u8]) {
             let total: u64 = infos.iter().map(|i| i.content_length).sum();
             assert_eq!(out.len() as u64, total, "decoded length vs end records");
         }
-        Err(e) => assert!(e.is_corrupt(), "{e}"),
+        Err(e) => assert!(corrupt_or_limit(&e), "{e}"),
     }
+}
+
+/// What a decoder may fail with on hostile input: a corruption error, or a resource
+/// limit of `sep::limits` (an archive may be valid yet cost more than allowed).
+fn corrupt_or_limit(e: &Error) -> bool {
+    e.is_corrupt() || matches!(e, Error::OverLimit { .. })
 }
 
 /// The decoder's work on `archive`: the `raw_len` of every block it would reach (the

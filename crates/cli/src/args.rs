@@ -8,16 +8,17 @@ use std::path::PathBuf;
 /// Compresses each FILE to FILE.sep (or decompresses FILE.sep to FILE with
 /// -d). With no FILE, or when FILE is -, reads standard input and writes
 /// standard output.
-#[derive(Debug, Parser)]
+#[derive(Debug, Clone, Parser)]
 #[command(
     name = "sep",
     version,
     about,
     max_term_width = 100,
-    args_override_self = true
+    args_override_self = true,
+    after_help = AFTER_HELP
 )]
 pub struct Args {
-    /// Files to process; none or `-` means standard input.
+    /// Files to process (folders with -r); none or - means standard input.
     pub files: Vec<PathBuf>,
 
     /// Compress (the default).
@@ -32,9 +33,21 @@ pub struct Args {
     #[arg(short = 't', long, conflicts_with_all = ["list"])]
     pub test: bool,
 
-    /// Print the header and block summary of archives (also `sep info`).
+    /// List archives: one line each (with -v: header and blocks in detail;
+    /// also sep info FILE).
     #[arg(short = 'l', long)]
     pub list: bool,
+
+    /// Compression level 1-9 (also -1 .. -9; --fast is 1, --best is 9):
+    /// picks the model and preset, see the table below.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=9))]
+    pub level: Option<u8>,
+
+    /// Compress or decompress the files in folders, recursively (symbolic
+    /// links inside folders are skipped; -d takes only files ending in the
+    /// suffix).
+    #[arg(short = 'r', long)]
+    pub recursive: bool,
 
     /// Write to standard output.
     #[arg(short = 'c', long = "stdout")]
@@ -52,12 +65,13 @@ pub struct Args {
     #[arg(long)]
     pub rm: bool,
 
-    /// Overwrite existing outputs; allow compressed output to a terminal.
+    /// Overwrite existing outputs; allow compressed output to, and input
+    /// typed on, a terminal.
     #[arg(short = 'f', long)]
     pub force: bool,
 
-    /// Threads: blocks coded at once (0 = one per core). The archive is the
-    /// same for every value.
+    /// Threads: blocks coded at once (0 = one per core; more than 256 is clamped
+    /// to 256 with a note). The archive is the same for every value.
     #[arg(short = 'T', long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
 
@@ -104,12 +118,12 @@ pub struct Args {
     #[arg(long, value_name = "L")]
     pub context: Option<u16>,
 
-    /// Code `-T` blocks at a time and write them all before reading more,
+    /// Code -T blocks at a time and write them all before reading more,
     /// instead of the pipeline (for measurements; same archive).
     #[arg(long)]
     pub no_pipeline: bool,
 
-    /// Raw bytes per independent block, e.g. 4M, 16MiB, 65536.
+    /// Raw bytes per independent block, 4K..=1G, e.g. 4M, 16MiB, 65536.
     #[arg(short = 'B', long, value_name = "SIZE", value_parser = parse_size)]
     pub block_size: Option<u32>,
 
@@ -121,20 +135,65 @@ pub struct Args {
     #[arg(short = 'S', long, value_name = "SUFFIX", default_value = ".sep")]
     pub suffix: String,
 
-    /// More messages (repeat for more).
+    /// More messages: -v settings and peak memory, -vv also times (with -l:
+    /// the detailed view). The last of -q and -v wins.
     #[arg(short = 'v', long, action = ArgAction::Count)]
     pub verbose: u8,
 
-    /// Only errors.
-    #[arg(short = 'q', long, conflicts_with = "verbose")]
+    /// Only errors. The last of -q and -v wins.
+    #[arg(short = 'q', long)]
     pub quiet: bool,
 
     /// Never show a progress bar.
     #[arg(long)]
     pub no_progress: bool,
+
+    /// Decompress at most SIZE bytes (e.g. 512M, 2G, none): an archive that declares
+    /// more, or whose blocks add up to more, fails before that much is decoded.
+    /// Default: none for files and pipes (where the disk or the reader bounds the
+    /// output), 64M when writing to a terminal.
+    #[arg(long, value_name = "SIZE", value_parser = crate::limits::parse_limit)]
+    pub max_output: Option<crate::limits::Limit>,
+
+    /// Decompress only archives whose estimated work is at most UNITS (about one
+    /// multiply-add each, some 2.5e10 a second per core; suffixes K, M, G, T, P;
+    /// `none` for no limit) plus 2^30 per archive byte. Default 128T (2^47, about 90
+    /// minutes of one core): real archives stay within it; a tiny archive claiming
+    /// years of work does not.
+    #[arg(long, value_name = "UNITS", value_parser = crate::limits::parse_limit)]
+    pub max_work: Option<crate::limits::Limit>,
+
+    /// Memory limit, e.g. 512M, 2G, none (default: half of the machine's RAM). Decoding
+    /// codes fewer blocks at once to stay within it, or refuses an archive that needs
+    /// more for one block; compression picks a smaller preset of the same model (with a
+    /// note) or fewer threads, or refuses.
+    #[arg(short = 'M', long = "memory", value_name = "LIMIT", value_parser = crate::limits::parse_limit)]
+    pub memory: Option<crate::limits::Limit>,
 }
 
-/// Parses `65536`, `64K`, `4M`, `16MiB`, `1G` (powers of 1024).
+/// The text after the options in `--help`: levels, commands, special outputs.
+pub const AFTER_HELP: &str = "\
+Levels (-1 .. -9, --fast = -1, --best = -9; without one: -6):
+  level  model, preset   compresses at (CPU)  bench set, 13.5 MB
+  -1     order2          4.6 MB/s             ratio 2.88
+  -2 -3  mix, fast       0.49 MB/s            ratio 4.76
+  -4..6  mix, default    0.28 MB/s            ratio 5.10
+  -7..9  mix, max        0.27 MB/s            ratio 5.12
+  A level sets -m and -p; it cannot be combined with them.
+
+Commands:
+  sep bench FILE... DIR...   compare sep's modes with xz, zstd, ... (sep bench --help)
+  sep info FILE...           the same as sep -l -v FILE...
+  sep help                   this text
+
+Outputs: an existing output that is not a regular file (/dev/null, a FIFO, a device),
+also through a symbolic link, is written in place without -f. An existing symbolic
+link to a regular file needs -f, which replaces the link, not its target (as zstd).
+Exit codes: 0 success, 1 an input failed, 2 a usage error; killed by SIGINT, SIGTERM,
+SIGHUP or SIGPIPE as other tools (a shell shows 130, 143, 129, 141), leaving no output.";
+
+/// Parses `65536`, `64K`, `4M`, `16MiB`, `1G` (powers of 1024) as a block
+/// size, `sep::MIN_BLOCK_SIZE..=1G`.
 pub fn parse_size(s: &str) -> Result<u32, String> {
     let t = s.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
@@ -153,8 +212,14 @@ pub fn parse_size(s: &str) -> Result<u32, String> {
         .checked_shl(shift)
         .filter(|&v| v >> shift == n)
         .ok_or_else(|| format!("'{s}' is too large"))?;
-    if v == 0 || v > 1 << 30 {
-        return Err(format!("'{s}' is outside 1..=1G"));
+    if v < u64::from(sep::MIN_BLOCK_SIZE) {
+        return Err(format!(
+            "'{s}' is below the minimum block size of {} bytes (4K): smaller blocks cannot pay for their headers",
+            sep::MIN_BLOCK_SIZE
+        ));
+    }
+    if v > 1 << 30 {
+        return Err(format!("'{s}' is above the maximum block size, 1G"));
     }
     Ok(v as u32)
 }
@@ -171,6 +236,13 @@ mod tests {
         assert_eq!(parse_size("1g"), Ok(1 << 30));
         assert!(parse_size("2G").is_err());
         assert!(parse_size("0").is_err());
+        assert_eq!(parse_size("4K"), Ok(sep::MIN_BLOCK_SIZE));
+        assert!(
+            parse_size("4095")
+                .unwrap_err()
+                .contains("minimum block size of 4096")
+        );
+        assert!(parse_size("1").is_err());
         assert!(parse_size("12Q").is_err());
         assert!(parse_size("M").is_err());
         assert!(parse_size("99999999999999999999").is_err());

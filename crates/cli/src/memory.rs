@@ -35,3 +35,17 @@ pub fn peak_rss() -> Option<u64> {
     #[cfg(not(unix))]
     None
 }
+
+/// CPU time (user plus system) this process has used so far, all threads,
+/// in seconds; `None` where the platform does not say.
+pub fn cpu_time() -> Option<f64> {
+    #[cfg(unix)]
+    {
+        use nix::sys::resource::{UsageWho, getrusage};
+        let u = getrusage(UsageWho::RUSAGE_SELF).ok()?;
+        let secs = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 * 1e-6;
+        Some(secs(u.user_time()) + secs(u.system_time()))
+    }
+    #[cfg(not(unix))]
+    None
+}

@@ -32,7 +32,7 @@ fn backbone_se_and_adaptive_flags_round_trip() {
             .stdout
             .clone();
         sep()
-            .args(["-l", "-"])
+            .args(["-l", "-v", "-"])
             .write_stdin(archive.clone())
             .assert()
             .success()

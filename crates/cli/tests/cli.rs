@@ -14,11 +14,10 @@ fn sep() -> Command {
     c
 }
 
+/// A file of the test corpus kept in the repository (`tests/corpus`).
 fn corpus_file(name: &str) -> Vec<u8> {
-    let dir = std::env::var_os("SEP_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    fs::read(dir.join("files").join(name)).expect("corpus file (set SEP_CORPUS)")
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/files");
+    fs::read(dir.join(name)).expect("a file of tests/corpus")
 }
 
 /// A temp folder holding `a.txt` (a real text).
@@ -274,7 +273,7 @@ fn list_and_test() {
     sep().args(["-B", "20K"]).arg(&path).assert().success();
     let archive = dir.path().join("a.txt.sep");
     sep()
-        .arg("-l")
+        .args(["-l", "-v"])
         .arg(&archive)
         .assert()
         .success()
@@ -370,7 +369,7 @@ fn default_model_presets_and_neural_knobs() {
     plain().arg(&path).assert().success();
     let archive = dir.path().join("x.txt.sep");
     plain()
-        .arg("-l")
+        .args(["-l", "-v"])
         .arg(&archive)
         .assert()
         .success()
@@ -392,7 +391,7 @@ fn default_model_presets_and_neural_knobs() {
         .stdout
         .clone();
     plain()
-        .args(["-l", "-"])
+        .args(["-l", "-v", "-"])
         .write_stdin(hybrid.clone())
         .assert()
         .success()
@@ -425,7 +424,7 @@ fn default_model_presets_and_neural_knobs() {
         .clone();
     fs::write(&archive, &out).unwrap();
     plain()
-        .arg("-l")
+        .args(["-l", "-v"])
         .arg(&archive)
         .assert()
         .success()
@@ -480,7 +479,7 @@ fn mix_fast_has_no_network() {
     let archive = dir.path().join("g.sep");
     fs::write(&archive, &out).unwrap();
     plain()
-        .arg("-l")
+        .args(["-l", "-v"])
         .arg(&archive)
         .assert()
         .success()
@@ -499,4 +498,37 @@ fn mix_fast_has_no_network() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("network"));
+}
+
+#[test]
+fn block_sizes_below_the_minimum_are_a_usage_error() {
+    let (dir, path, _) = setup();
+    for size in ["1", "4095", "1K"] {
+        sep()
+            .args(["-B", size])
+            .arg(&path)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("minimum block size of 4096 bytes"));
+    }
+    assert!(!dir.path().join("a.txt.sep").exists(), "no output");
+    // The minimum itself is accepted.
+    sep().args(["-B", "4K", "-q"]).arg(&path).assert().success();
+    assert!(dir.path().join("a.txt.sep").exists());
+}
+
+#[test]
+fn an_input_that_fails_while_read_is_one_error_line_and_no_panic() {
+    // Standard input opened on a folder: it opens, then every read fails.
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("sep"))
+        .args(["-m", "order2", "-c"])
+        .stdin(fs::File::open(dir.path()).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(out.stdout.is_empty() || out.stdout.len() < 100);
 }

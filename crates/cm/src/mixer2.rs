@@ -22,7 +22,7 @@ const MAX_SETS: usize = 8;
 
 type Lane = [i16; MAX_INPUTS];
 
-/// Two-layer mixer of up to [`MAX_INPUTS`] inputs.
+/// Two-layer mixer of up to `MAX_INPUTS` (32) inputs.
 #[derive(Debug, Clone)]
 pub struct Mixer2 {
     n: usize,

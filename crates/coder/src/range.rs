@@ -212,6 +212,52 @@ impl<'a> Decoder<'a> {
         self.pos.saturating_sub(self.input.len())
     }
 
+    /// Bytes of the input the decoder has not read (yet). Once every symbol of a
+    /// stream written by [`Encoder::finish`] is decoded, this is 0: the encoder
+    /// emits at most the 7 bytes its window holds past the ones it shifted out,
+    /// and the decoder has read exactly those 7 ahead.
+    pub fn unread(&self) -> usize {
+        self.input.len().saturating_sub(self.pos)
+    }
+
+    /// Whether the input is exactly what [`Encoder::finish`] writes for the
+    /// symbols decoded so far; call it once every symbol is decoded. The
+    /// encoder ends a stream with the value of the final interval that has the
+    /// most trailing zero bits and drops trailing zero bytes, so its stream is
+    /// read to the last byte, does not end in a zero byte, and the decoder's
+    /// final window (the 7 bytes it read last, zeros past the end) holds that
+    /// value. Anything else (bytes appended, or changed past the point that
+    /// decides the symbols) was not written by an encoder. `Err` says what is
+    /// wrong.
+    pub fn check_finished(&self) -> Result<(), String> {
+        if self.unread() > 0 {
+            return Err(format!(
+                "{} byte(s) after the last one its range decoder reads",
+                self.unread()
+            ));
+        }
+        if self.input.last() == Some(&0) {
+            return Err("ends in a zero byte, which no encoder writes".into());
+        }
+        let window = (self.pos - (WINDOW_BITS / 8) as usize..self.pos).fold(0u64, |w, i| {
+            (w << 8) | u64::from(self.input.get(i).copied().unwrap_or(0))
+        });
+        let low = window.wrapping_sub(self.code) & MASK;
+        // The encoder's choice in `finish`, from the same `low` and `range`.
+        let canonical = (0..=WINDOW_BITS / 8)
+            .map(|k| {
+                let unit = 1u64 << (WINDOW_BITS - 8 * k);
+                (low + unit - 1) & !(unit - 1)
+            })
+            .find(|&v| v < low + self.range)
+            .unwrap_or(low)
+            & MASK;
+        if window != canonical {
+            return Err("ends in bytes that no encoder writes (its last bytes are not the shortest end of the stream)".into());
+        }
+        Ok(())
+    }
+
     /// First half of a multi-symbol decode: the position, in `0..2^total_bits`,
     /// of the coded value. The caller finds the symbol whose interval holds
     /// it and calls [`decode_update`](Self::decode_update).

@@ -107,6 +107,34 @@ fn decode_check(bytes: &[u8], ops: &[Op]) {
             Op::Bit(bit, p1) => assert_eq!(d.decode_bit(p1), bit, "op {i}"),
         }
     }
+    // Every stream the encoder writes is read to its last byte, which is not 0.
+    assert_eq!(d.check_finished(), Ok(()), "{} bytes", bytes.len());
+    // A byte appended to it is found, unless it changes the symbols decoded (which
+    // the container's checksums find).
+    for junk in [0u8, 1, 0x80, 0xFF] {
+        let mut longer = bytes.to_vec();
+        longer.push(junk);
+        let mut d = Decoder::new(&longer);
+        if replay(&mut d, ops) {
+            assert!(d.check_finished().is_err(), "junk {junk} accepted");
+        }
+    }
+}
+
+/// Decodes `ops`; whether every symbol decoded is the one coded.
+fn replay(d: &mut Decoder<'_>, ops: &[Op]) -> bool {
+    let mut same = true;
+    for &op in ops {
+        match op {
+            Op::Sym(cum, freq, t) => {
+                let target = d.decode_target(t);
+                same &= target >= cum && (target < cum + freq || cum + freq == 1 << t);
+                d.decode_update(cum, freq, t);
+            }
+            Op::Bit(bit, p1) => same &= d.decode_bit(p1) == bit,
+        }
+    }
+    same
 }
 
 /// A random frequency table over `n` symbols with total `2^t`.

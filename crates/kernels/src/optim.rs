@@ -31,7 +31,7 @@ const ADAM_CHUNK: usize = 1 << 14;
 /// shared with other processes; see [`crate::pool`].)
 const ADAM_PAR_MIN: usize = 1 << 17;
 
-/// The per-step scalars of an Adam update (see the [module](self) docs for how they
+/// The per-step scalars of an Adam update (see the module docs in `crates/kernels/src/optim.rs` for how they
 /// are used). The optimiser computes them once per step.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AdamScalars {
@@ -55,7 +55,7 @@ pub struct AdamScalars {
 
 /// One Adam update of a parameter, in place: `value`, `grad` (set to zero), and the
 /// moments `m`, `v`, all of the same length. Bit-identical on every instruction set and
-/// thread count to the scalar definition in the [module](self) docs.
+/// thread count to the scalar definition in the module docs of `crates/kernels/src/optim.rs`.
 ///
 /// ```
 /// use sep_kernels::{AdamScalars, adam_update};

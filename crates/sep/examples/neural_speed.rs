@@ -7,7 +7,7 @@
 //!  [--tokens T] [--sparsity X] [--se-init newest|random] [--threads N] [--mask-stats]`
 //!
 //! `PRESET` is a preset name or `tiny` (the test suite's configuration). The
-//! knobs `--backbone` .. `--sparsity` are those of `sep::Knobs`; `--ffn` sets the
+//! knobs `--backbone` .. `--sparsity` are those of `sep::neural::Knobs`; `--ffn` sets the
 //! FFN width of any backbone, `--pairs` and `--cache` apply to PAC, `--embed` to
 //! PAC, TRACE and PatchTST (per byte), `--heads` to TRACE and PatchTST; they apply
 //! before `--se on` wraps the backbone (to the body of an SE preset: `--ffn` and
@@ -38,14 +38,14 @@ fn main() {
     let lr = take("--lr").map(|v| v.parse().unwrap());
     let max_bytes: Option<usize> = take("--max-bytes").map(|v| v.parse().unwrap());
     let threads: Option<usize> = take("--threads").map(|v| v.parse().unwrap());
-    let knobs = sep::Knobs {
+    let knobs = sep::neural::Knobs {
         backbone: take("--backbone")
-            .map(|v| sep::BackboneKind::from_name(&v).expect("pac, trace or patchtst")),
+            .map(|v| sep::neural::BackboneKind::from_name(&v).expect("pac, trace or patchtst")),
         se: take("--se").map(|v| v == "on"),
         patch: take("--patch").map(|v| v.parse().unwrap()),
         stride: take("--stride").map(|v| v.parse().unwrap()),
         adaptive: take("--adaptive")
-            .map(|v| sep::AdaptiveKind::from_name(&v).expect("off, soft or hard")),
+            .map(|v| sep::neural::AdaptiveKind::from_name(&v).expect("off, soft or hard")),
         tokens: take("--tokens").map(|v| v.parse().unwrap()),
         sparsity: take("--sparsity").map(|v| v.parse().unwrap()),
         newest_init: take("--se-init").map(|v| v == "newest"),
@@ -56,8 +56,8 @@ fn main() {
     args.retain(|a| a != "--no-decode" && a != "--mask-stats");
     let preset_name = args.remove(0);
     let (mut config, preset) = if preset_name == "tiny" {
-        let tiny = sep::NeuralConfig {
-            backbone: sep::BackboneConfig::Pac(sep::PacConfig {
+        let tiny = sep::neural::NeuralConfig {
+            backbone: sep::neural::BackboneConfig::Pac(sep::neural::PacConfig {
                 context: 4,
                 embed: 8,
                 ffn: 32,
@@ -66,25 +66,25 @@ fn main() {
             }),
             streams: 8,
             min_stream_len: 64,
-            adam: sep::AdamConfig::default(),
+            adam: sep::neural::AdamConfig::default(),
         };
         (tiny, sep::Preset::Fast)
     } else {
         let p = sep::Preset::from_name(&preset_name).expect("preset name or tiny");
-        (sep::NeuralConfig::preset(p), p)
+        (sep::neural::NeuralConfig::preset(p), p)
     };
     // The backbone first, then its sizes, then the SE knobs (so that `--se on`
     // wraps the resized backbone).
-    let first = sep::Knobs {
+    let first = sep::neural::Knobs {
         backbone: knobs.backbone,
         context: knobs.context,
-        ..sep::Knobs::default()
+        ..sep::neural::Knobs::default()
     };
     config = config.with_knobs(preset, &first).expect("valid knobs");
     match &mut config.backbone {
-        sep::BackboneConfig::Pac(pac)
-        | sep::BackboneConfig::Se(sep::SeConfig {
-            body: sep::SeBody::Pac(pac),
+        sep::neural::BackboneConfig::Pac(pac)
+        | sep::neural::BackboneConfig::Se(sep::neural::SeConfig {
+            body: sep::neural::SeBody::Pac(pac),
             ..
         }) => {
             pac.ffn = ffn.unwrap_or(pac.ffn);
@@ -92,27 +92,27 @@ fn main() {
             pac.embed = embed.unwrap_or(pac.embed);
             pac.cache = cache.unwrap_or(pac.cache);
         }
-        sep::BackboneConfig::Trace(t) => {
+        sep::neural::BackboneConfig::Trace(t) => {
             t.ffn = ffn.unwrap_or(t.ffn);
             t.embed = embed.unwrap_or(t.embed);
             t.heads = heads.unwrap_or(t.heads);
         }
-        sep::BackboneConfig::PatchTst(t) => {
+        sep::neural::BackboneConfig::PatchTst(t) => {
             t.ffn = ffn.unwrap_or(t.ffn);
             t.embed = embed.unwrap_or(t.embed);
             t.heads = heads.unwrap_or(t.heads);
         }
-        sep::BackboneConfig::Se(sep::SeConfig {
-            body: sep::SeBody::Trace(t),
+        sep::neural::BackboneConfig::Se(sep::neural::SeConfig {
+            body: sep::neural::SeBody::Trace(t),
             ..
         }) => t.ffn = ffn.unwrap_or(t.ffn),
-        sep::BackboneConfig::Se(sep::SeConfig {
-            body: sep::SeBody::PatchTst(t),
+        sep::neural::BackboneConfig::Se(sep::neural::SeConfig {
+            body: sep::neural::SeBody::PatchTst(t),
             ..
         }) => t.ffn = ffn.unwrap_or(t.ffn),
     }
     config.backbone.validate().expect("valid backbone");
-    let second = sep::Knobs {
+    let second = sep::neural::Knobs {
         backbone: None,
         context: None,
         ..knobs
@@ -198,14 +198,14 @@ fn main() {
 
 /// The engine's loop (same streams, contexts and training) on an SE model, with the
 /// ideal code length and the gate's kept patches per step.
-fn mask_stats(config: &sep::NeuralConfig, paths: &[String], max_bytes: Option<usize>) {
+fn mask_stats(config: &sep::neural::NeuralConfig, paths: &[String], max_bytes: Option<usize>) {
     struct AsModule<'a>(&'a mut sep_model::Se);
     impl sep_nn::Module for AsModule<'_> {
         fn visit_params(&mut self, f: &mut dyn FnMut(&mut sep_nn::Param)) {
             sep_model::Backbone::visit_params(self.0, f);
         }
     }
-    let sep::BackboneConfig::Se(se) = &config.backbone else {
+    let sep::neural::BackboneConfig::Se(se) = &config.backbone else {
         panic!("--mask-stats needs an SE backbone");
     };
     let (mut raw, mut bits_all, mut secs) = (0usize, 0f64, 0f64);

@@ -7,9 +7,11 @@
 use crate::engine;
 use crate::error::{Error, Result};
 use crate::format::{Header, MAX_MODEL_MEMORY, ORDER2_MAX_TABLE_BITS};
+use crate::limits::{CM_BYTE_WORK, ORDER2_BYTE_WORK, SETUP_BYTE_WORK};
 use crate::mix::MixConfig;
-use crate::neural::{NeuralConfig, Preset};
+use crate::neural::NeuralConfig;
 use crate::pipeline::Cancel;
+use crate::preset::Preset;
 use sep_cm::{Order2, Order2Params};
 use sep_coder::{Decoder as RangeDecoder, Encoder as RangeEncoder};
 
@@ -241,6 +243,57 @@ impl ModelConfig {
         }
     }
 
+    /// Estimated work to decode one block of `raw_len` bytes coded in
+    /// `streams` streams, in work units (see [`crate::limits`]): `(set-up,
+    /// coding)`. Set-up is the model state the block allocates and initialises
+    /// ([`SETUP_BYTE_WORK`](crate::limits::SETUP_BYTE_WORK) per byte); coding is, per byte, a constant for
+    /// order2 and context mixing, and for a network three forward passes (the
+    /// forward, and a backward of twice its cost) plus, per step, the Adam
+    /// update and activations: every float of its state once. The decoder
+    /// bounds the sum over an archive (doc/FORMAT.md section 7).
+    pub fn block_work(&self, raw_len: u64, streams: u64) -> (u64, u64) {
+        let net = |c: &NeuralConfig| {
+            let s = streams.clamp(1, raw_len.max(1));
+            let memory = c.memory_bytes(s as usize);
+            let steps = raw_len.div_ceil(s);
+            (
+                memory.saturating_mul(SETUP_BYTE_WORK),
+                raw_len
+                    .saturating_mul(c.backbone.forward_macs().saturating_mul(3))
+                    .saturating_add(steps.saturating_mul(memory / 4)),
+            )
+        };
+        match self {
+            ModelConfig::Store => (0, raw_len),
+            ModelConfig::Order2(p) => (
+                p.memory_bytes() * SETUP_BYTE_WORK,
+                raw_len.saturating_mul(ORDER2_BYTE_WORK),
+            ),
+            ModelConfig::Neural(c) => net(c),
+            ModelConfig::Mix(c) => {
+                let (t, m) = c.cm.effective_bits(raw_len as usize);
+                let cm = sep_cm::CmConfig {
+                    table_bits: t,
+                    match_bits: m,
+                    ..c.cm
+                };
+                let (setup, coding) = c.neural.as_ref().map_or((0, 0), net);
+                (
+                    setup.saturating_add(cm.memory_bytes() * SETUP_BYTE_WORK),
+                    coding.saturating_add(raw_len.saturating_mul(CM_BYTE_WORK)),
+                )
+            }
+        }
+    }
+
+    /// The most set-up work one block of an archive with blocks of `block_size`
+    /// bytes and up to `streams` streams may need: [`block_work`](Self::block_work)
+    /// of a full block with the most streams it may record.
+    pub fn max_setup_work(&self, block_size: u32, streams: u32) -> u64 {
+        let n = u64::from(block_size);
+        self.block_work(n, u64::from(streams).min(n)).0
+    }
+
     /// A short description of the hyperparameters, for listings.
     pub fn describe(&self) -> String {
         match self {
@@ -291,16 +344,19 @@ impl ModelConfig {
                         break;
                     }
                     model.code(&mut enc, chunk);
+                    cancel.advance(chunk.len() as u64);
                 }
                 Some(vec![enc.finish()])
             }
         }
     }
 
-    /// Decodes one modelled block into `out` (its `raw_len` bytes). `out` is
-    /// garbage once `cancel` is set.
+    /// Decodes one modelled block (number `block` of its archive) into `out`
+    /// (its `raw_len` bytes), and checks that each stream ends as an encoder
+    /// ends it (doc/FORMAT.md section 6). `out` is garbage once `cancel` is set.
     pub(crate) fn decode_block(
         &self,
+        block: u64,
         seed: u64,
         streams: &[&[u8]],
         out: &mut [u8],
@@ -324,11 +380,16 @@ impl ModelConfig {
                 let mut model = Order2::new(p);
                 for chunk in out.chunks_mut(CANCEL_CHECK_BYTES) {
                     if cancel.is_set() {
-                        break;
+                        return Ok(());
                     }
                     model.code(&mut dec, chunk);
+                    cancel.advance(chunk.len() as u64);
                 }
-                Ok(())
+                dec.check_finished().map_err(|why| Error::StreamJunk {
+                    block,
+                    stream: 0,
+                    why,
+                })
             }
             ModelConfig::Neural(c) => {
                 if streams.len() > out.len() {
@@ -338,8 +399,8 @@ impl ModelConfig {
                         why: "must not exceed raw_len",
                     });
                 }
-                engine::decode_block(Some(c), None, seed, streams, out, cancel);
-                Ok(())
+                engine::decode_block(Some(c), None, seed, streams, out, cancel)
+                    .map_err(|(stream, why)| Error::StreamJunk { block, stream, why })
             }
             ModelConfig::Mix(c) => {
                 if streams.len() > out.len() || (c.neural.is_none() && streams.len() != 1) {
@@ -349,8 +410,8 @@ impl ModelConfig {
                         why: "must be 1 without a network, and at most raw_len",
                     });
                 }
-                engine::decode_block(c.neural.as_ref(), Some(&c.cm), seed, streams, out, cancel);
-                Ok(())
+                engine::decode_block(c.neural.as_ref(), Some(&c.cm), seed, streams, out, cancel)
+                    .map_err(|(stream, why)| Error::StreamJunk { block, stream, why })
             }
         }
     }

@@ -4,6 +4,7 @@
 use crate::codec::ModelConfig;
 use crate::error::{Error, Result};
 use crate::format::{BlockHeader, BlockType, END_RECORD_LEN, Header, MAGIC, Record, raw_check};
+use crate::limits::{Limits, Spent};
 use crate::pipeline::{Cancel, Pipeline};
 use std::collections::VecDeque;
 use std::io::{self, Read};
@@ -27,12 +28,10 @@ use xxhash_rust::xxh3::Xxh3;
 /// Dropping a decoder stops its workers.
 pub struct Decoder<R: Read> {
     inner: R,
-    /// The header of the archive being read (ahead of the bytes returned).
-    header: Header,
-    config: Arc<ModelConfig>,
-    /// Sum of `raw_len` of the blocks read so far of this archive.
-    archive_total: u64,
-    block_index: u64,
+    /// Where reading is: the archive, its model, what was read of it.
+    walk: Walk,
+    /// What the caller allows.
+    limits: Limits,
     /// Nothing more to read from `inner`: the input ended after an archive,
     /// or reading failed (the error is queued in `items`).
     input_done: bool,
@@ -40,6 +39,8 @@ pub struct Decoder<R: Read> {
     pipelined: bool,
     /// Created at the first read, once the thread count is settled.
     pipeline: Option<Pipeline<Job, Result<Decoded>>>,
+    /// Bytes decoded so far, shared with the pipeline's workers.
+    progress: crate::Progress,
     /// What was read, in order, for the caller to take.
     items: VecDeque<Item>,
     /// Buffers for reuse (payloads and decoded blocks).
@@ -86,14 +87,21 @@ impl<R: Read> Decoder<R> {
         let config = Arc::new(ModelConfig::from_header(&header)?);
         Ok(Decoder {
             inner,
-            header,
-            config,
-            archive_total: 0,
-            block_index: 0,
+            walk: Walk {
+                header,
+                config,
+                archive_total: 0,
+                earlier: 0,
+                block_index: 0,
+                short_block: None,
+                spent: Spent::default(),
+            },
+            limits: Limits::default(),
             input_done: false,
             threads: 1,
             pipelined: true,
             pipeline: None,
+            progress: crate::Progress::default(),
             items: VecDeque::new(),
             free: Vec::new(),
             out: Vec::new(),
@@ -106,9 +114,12 @@ impl<R: Read> Decoder<R> {
     /// The thread budget: up to `threads` blocks decoded at once, and kernel
     /// threads for a network while fewer blocks are (as
     /// [`Options::threads`](crate::Options::threads)). Output is the same for
-    /// any value. Takes effect if called before the first read.
+    /// any value; `0` means one per core, as for
+    /// [`Options::threads`](crate::Options::threads) (the default is 1); clamped to
+    /// [`MAX_THREADS`](crate::MAX_THREADS). Takes
+    /// effect if called before the first read.
     pub fn with_threads(mut self, threads: usize) -> Self {
-        self.threads = threads.max(1);
+        self.threads = crate::encoder::resolve_threads(threads).min(crate::MAX_THREADS);
         self
     }
 
@@ -120,23 +131,86 @@ impl<R: Read> Decoder<R> {
         self
     }
 
+    /// The most content bytes to decode (all concatenated archives together):
+    /// an archive whose header declares more, or whose blocks add up to more,
+    /// fails with [`Error::OverLimit`] before the block that would exceed it is
+    /// decoded, so no byte past the limit is produced. `None` (the default): no
+    /// limit. Takes effect if called before the first read.
+    pub fn with_max_output(mut self, max: Option<u64>) -> Self {
+        self.limits.max_output = max;
+        self
+    }
+
+    /// The work budget beyond the allowance per archive byte read, in work units
+    /// (about one multiply-add each; [`crate::limits`] has the rules): an
+    /// archive whose blocks' estimated decoding work would exceed it fails with
+    /// [`Error::OverLimit`] before the block that crosses it is decoded.
+    /// Default [`DEFAULT_MAX_WORK`](crate::limits::DEFAULT_MAX_WORK), about 90
+    /// minutes of one core; `None`: no work limit (nor a set-up limit). Takes
+    /// effect if called before the first read.
+    pub fn with_max_work(mut self, max: Option<u64>) -> Self {
+        self.limits.max_work = max;
+        self
+    }
+
     /// The header of the archive being decoded (for concatenated archives, the
     /// latest one read, which may be ahead of the bytes returned so far).
     pub fn header(&self) -> &Header {
-        &self.header
+        &self.walk.header
     }
 
     /// The model of that header.
     pub fn model(&self) -> &ModelConfig {
-        &self.config
+        &self.walk.config
+    }
+
+    /// The most heap this decoder may hold, as estimated by
+    /// [`ArchiveInfo::decoder_memory`] (an upper bound) from the header: when
+    /// `threads` blocks at once would need more, fewer are decoded at once; when
+    /// even one would, decoding fails with [`Error::OverLimit`] before any block
+    /// is. A concatenated archive that needs more with the threads already in
+    /// use fails the same way. `None` (the default): no limit. Takes effect if
+    /// called before the first read.
+    pub fn with_memory_limit(mut self, limit: Option<u64>) -> Self {
+        self.limits.memory = limit;
+        self
+    }
+
+    /// The threads this decoder uses: those asked for, or fewer when the memory
+    /// limit requires it (settled at the first read).
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// A handle on the content bytes decoded so far (by the worker threads,
+    /// possibly ahead of what `read` has returned), to read from another
+    /// thread: see [`Progress`](crate::Progress).
+    pub fn progress(&self) -> crate::Progress {
+        self.progress.clone()
     }
 
     /// Reads blocks ahead, as many as the pipeline takes now.
     fn read_ahead(&mut self) {
+        if self.pipeline.is_none() {
+            match self
+                .limits
+                .fit_threads(self.threads, |t| header_memory(&self.walk, t))
+            {
+                Ok(t) => self.threads = t,
+                Err(e) => {
+                    self.items.push_back(Item::Fail(e));
+                    self.input_done = true;
+                }
+            }
+            self.limits.threads = self.threads;
+        }
         let pipeline = self.pipeline.get_or_insert_with(|| {
-            Pipeline::new(self.threads, self.pipelined, |job: Job, cancel: &Cancel| {
-                decode_block(job, cancel)
-            })
+            Pipeline::with_progress(
+                self.threads,
+                self.pipelined,
+                self.progress.clone(),
+                |job: Job, cancel: &Cancel| decode_block(job, cancel),
+            )
         });
         let mut room = pipeline.room();
         // End records take no room; the bound keeps a run of empty archives
@@ -144,10 +218,8 @@ impl<R: Read> Decoder<R> {
         while room > 0 && !self.input_done && self.items.len() <= 2 * self.threads + 2 {
             match read_record(
                 &mut self.inner,
-                &mut self.header,
-                &mut self.config,
-                &mut self.archive_total,
-                &mut self.block_index,
+                &mut self.walk,
+                &self.limits,
                 &mut self.free,
             ) {
                 Ok(Read1::Block(job)) => {
@@ -228,6 +300,23 @@ impl<R: Read> Read for Decoder<R> {
     }
 }
 
+/// Where the reading of the input is.
+struct Walk {
+    /// The header of the archive being read (ahead of the bytes returned).
+    header: Header,
+    config: Arc<ModelConfig>,
+    /// Sum of `raw_len` of the blocks read so far of this archive.
+    archive_total: u64,
+    /// Content of the archives before this one (concatenated).
+    earlier: u64,
+    block_index: u64,
+    /// `raw_len` of the last block read, when shorter than `block_size`: no
+    /// block of the same archive may follow it.
+    short_block: Option<u32>,
+    /// What the archives read so far cost.
+    spent: Spent,
+}
+
 /// What [`read_record`] read.
 enum Read1 {
     Block(Job),
@@ -243,14 +332,44 @@ enum Read1 {
 /// header of a concatenated archive if one follows.
 fn read_record<R: Read>(
     r: &mut R,
-    header: &mut Header,
-    config: &mut Arc<ModelConfig>,
-    archive_total: &mut u64,
-    block_index: &mut u64,
+    walk: &mut Walk,
+    limits: &Limits,
     free: &mut Vec<Vec<u8>>,
 ) -> Result<Read1> {
+    if walk.block_index == 0 && walk.archive_total == 0 {
+        // The first record of an archive: what its header declares.
+        if let Some(n) = walk.header.content_length {
+            limits.check_output(walk.earlier + n)?;
+        }
+        if walk.spent.free_setup.is_none() {
+            // The first archive's header: one full block is set up for free.
+            walk.spent.bytes += walk.header.to_bytes().len() as u64;
+            walk.spent.free_setup = Some(
+                walk.config
+                    .max_setup_work(walk.header.block_size, walk.header.streams),
+            );
+        }
+    }
+    let Walk {
+        header,
+        config,
+        archive_total,
+        earlier,
+        block_index,
+        short_block,
+        spent,
+    } = walk;
     match Record::read(r, header)? {
         Record::Block(bh) => {
+            check_full(short_block, &bh, header)?;
+            limits.check_output(*earlier + *archive_total + u64::from(bh.raw_len))?;
+            spent.bytes += (bh.encoded_len() + bh.payload_len as usize) as u64;
+            let raw_len = u64::from(bh.raw_len);
+            let work = match bh.block_type {
+                BlockType::Stored => (0, raw_len),
+                _ => config.block_work(raw_len, bh.stream_lens.len() as u64),
+            };
+            limits.charge(spent, work)?;
             let want = u64::from(bh.payload_len);
             let mut payload = free.pop().unwrap_or_default();
             payload.clear();
@@ -287,6 +406,7 @@ fn read_record<R: Read>(
             }))
         }
         Record::End(end) => {
+            spent.bytes += END_RECORD_LEN as u64;
             check_end(header, end.content_length, *archive_total)?;
             let content_check = end.content_check;
             // Another archive may follow.
@@ -308,14 +428,51 @@ fn read_record<R: Read>(
             }
             *header = Header::read_after_magic(r)?;
             *config = Arc::new(ModelConfig::from_header(header)?);
+            if let Some(limit) = limits.memory {
+                let need = memory_bound(
+                    config,
+                    header.block_size.into(),
+                    u64::MAX,
+                    header.block_size.into(),
+                    limits.threads,
+                );
+                if need > limit {
+                    return Err(Error::OverLimit {
+                        what: "decoder memory of a concatenated archive (estimated bytes)",
+                        value: need,
+                        limit,
+                        how: "raise --memory (Decoder::with_memory_limit) to decode it",
+                    });
+                }
+            }
+            spent.bytes += header.to_bytes().len() as u64;
+            *earlier += *archive_total;
             *archive_total = 0;
             *block_index = 0;
+            *short_block = None;
             Ok(Read1::End {
                 content_check,
                 last: false,
             })
         }
     }
+}
+
+/// Section 3.1: every block but the last of an archive has `raw_len =
+/// block_size`. Fails when a block follows a shorter one; records this block's
+/// length in `short` when it is shorter.
+fn check_full(short: &mut Option<u32>, bh: &BlockHeader, header: &Header) -> Result<()> {
+    if let Some(len) = *short {
+        return Err(Error::InvalidField {
+            field: "raw_len",
+            value: len.into(),
+            why: "less than block_size, but a block follows (only the last block of an archive may be shorter)",
+        });
+    }
+    if bh.raw_len < header.block_size {
+        *short = Some(bh.raw_len);
+    }
+    Ok(())
 }
 
 /// Checks an end record's `content_length` against the blocks' `raw_len` sum
@@ -350,7 +507,10 @@ fn decode_block(job: Job, cancel: &Cancel) -> Result<Decoded> {
         index,
     } = job;
     let (data, spare) = match header.block_type {
-        BlockType::Stored => (payload, out),
+        BlockType::Stored => {
+            cancel.advance(payload.len() as u64);
+            (payload, out)
+        }
         _ => {
             let mut streams = Vec::with_capacity(header.stream_lens.len());
             let mut at = 0usize;
@@ -360,7 +520,7 @@ fn decode_block(job: Job, cancel: &Cancel) -> Result<Decoded> {
             }
             out.clear();
             out.resize(header.raw_len as usize, 0);
-            config.decode_block(seed, &streams, &mut out, cancel)?;
+            config.decode_block(index, seed, &streams, &mut out, cancel)?;
             drop(streams);
             (out, payload)
         }
@@ -430,24 +590,75 @@ pub struct ArchiveInfo {
 }
 
 impl ArchiveInfo {
-    /// The memory a [`Decoder`] with `threads` threads is expected to hold for
-    /// this archive: a model per block decoded at once (`min(threads, blocks)`,
-    /// each [`ModelConfig::memory_bytes`] of a full block), and the pipeline's
-    /// buffers: up to `threads + 1` blocks in flight, each its payload (the
-    /// archive's mean) and its decoded bytes, plus the block being returned.
-    /// It depends on the block size and the model, not on the content length
-    /// (past the first few blocks).
+    /// An upper bound of the heap a [`Decoder`] with `threads` threads holds for
+    /// this archive (measured against the real peak for every backbone, with and
+    /// without SE, mix and order2: `crates/sep/tests/memory_estimate.rs`): a
+    /// model per block decoded at once (`min(threads, blocks)`, each
+    /// [`model_memory_bound`] of a full block), and the pipeline's buffers: up to
+    /// `threads + 1` blocks in flight, each its payload (at most a block) and
+    /// its decoded bytes, plus the block being returned. It depends on the block
+    /// size and the model, not on the content length (past the first few
+    /// blocks). A [`Decoder`] with a memory limit decides on the same bound,
+    /// from the header alone.
     pub fn decoder_memory(&self, threads: usize) -> u64 {
         let block = u64::from(self.header.block_size).min(self.content_length.max(1));
-        let blocks = self.blocks.max(1);
-        let threads = threads.max(1) as u64;
-        let workers = threads.min(blocks);
-        let in_flight = (threads + 1).min(blocks);
-        let payload = (self.archive_bytes / blocks).min(block);
-        workers * self.model.memory_bytes(block)
-            + (in_flight + 1).min(blocks) * block
-            + in_flight * payload
+        memory_bound(&self.model, block, self.blocks, block, threads)
     }
+}
+
+/// An upper bound of the heap one block's model takes while a block of up to
+/// `block` bytes is decoded. Context mixing and order2 allocate what
+/// [`ModelConfig::memory_bytes`] says, plus 64 KiB of coder and buffers; a
+/// network's weights, optimiser state and activations are
+/// [`ModelConfig::max_memory_bytes`]' estimate, which the kernels' scratch
+/// buffers and the layers' own copies exceed by up to 1.5x in the backbones
+/// measured (plus about 1.5 MiB for the smallest): so twice it plus 2 MiB.
+pub fn model_memory_bound(model: &ModelConfig, block: u64) -> u64 {
+    const SLACK: u64 = 1 << 16;
+    let block32 = block.min(u64::from(u32::MAX)) as u32;
+    let net = |c: &crate::neural::NeuralConfig| {
+        2 * c.memory_bytes(c.streams.min(block32) as usize) + (2 << 20)
+    };
+    match model {
+        ModelConfig::Store => 0,
+        ModelConfig::Order2(_) => model.memory_bytes(block) + SLACK,
+        ModelConfig::Neural(c) => net(c),
+        ModelConfig::Mix(c) => {
+            crate::MixConfig {
+                neural: None,
+                ..c.clone()
+            }
+            .memory_bytes(block)
+                + SLACK
+                + c.neural.as_ref().map_or(0, net)
+        }
+    }
+}
+
+/// The memory bound of the archive being read, from its header alone, with
+/// `threads` threads: blocks of `block_size` (or the declared content length, if
+/// smaller), payloads as large as blocks.
+fn header_memory(walk: &Walk, threads: usize) -> u64 {
+    let h = &walk.header;
+    let block_size = u64::from(h.block_size);
+    let (block, blocks) = match h.content_length {
+        Some(n) => (block_size.min(n.max(1)), n.div_ceil(block_size).max(1)),
+        None => (block_size, u64::MAX),
+    };
+    memory_bound(&walk.config, block, blocks, block, threads)
+}
+
+/// [`ArchiveInfo::decoder_memory`] for `blocks` blocks of up to `block` bytes
+/// and payloads of up to `payload` bytes.
+fn memory_bound(model: &ModelConfig, block: u64, blocks: u64, payload: u64, threads: usize) -> u64 {
+    let blocks = blocks.max(1);
+    let threads = threads.max(1) as u64;
+    let workers = threads.min(blocks);
+    let in_flight = (threads + 1).min(blocks);
+    let payload = payload.min(block);
+    workers.saturating_mul(model_memory_bound(model, block))
+        + (in_flight + 1).min(blocks) * block
+        + in_flight * payload
 }
 
 /// Lists every archive in `r` (several when concatenated) by walking the
@@ -468,9 +679,11 @@ pub fn inspect<R: Read>(mut r: R) -> Result<Vec<ArchiveInfo>> {
             content_check: 0,
         };
         let mut total = 0u64;
+        let mut short = None;
         loop {
             match Record::read(&mut r, &info.header)? {
                 Record::Block(bh) => {
+                    check_full(&mut short, &bh, &info.header)?;
                     let copied =
                         io::copy(&mut (&mut r).take(bh.payload_len.into()), &mut io::sink())?;
                     if copied != u64::from(bh.payload_len) {
@@ -528,8 +741,96 @@ pub fn inspect<R: Read>(mut r: R) -> Result<Vec<ArchiveInfo>> {
 impl<R: Read> std::fmt::Debug for Decoder<R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Decoder")
-            .field("header", &self.header)
+            .field("header", &self.walk.header)
             .field("threads", &self.threads)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::BlockHeader;
+
+    /// 19-byte blocks of a network that takes about 1 GiB to set up: the first is
+    /// free, the ones after it must be paid for by the archive's bytes, which they
+    /// are not. Records are only read here, never decoded.
+    #[test]
+    fn tiny_blocks_of_a_costly_model_are_refused_by_the_setup_rule() {
+        let model = crate::Model::Neural(crate::neural::NeuralConfig {
+            backbone: sep_model::BackboneConfig::Pac(sep_model::PacConfig {
+                context: 256,
+                embed: 16,
+                ffn: 1024,
+                pairs: 8,
+                cache: true,
+            }),
+            streams: 19,
+            min_stream_len: 1,
+            adam: sep_nn::AdamConfig::default(),
+        });
+        let (header, config) = crate::Options {
+            model,
+            block_size: Some(19),
+            ..crate::Options::default()
+        }
+        .header()
+        .expect("valid");
+        let setup = config.block_work(19, 19).0;
+        assert!(setup > 1 << 31, "a costly set-up: {setup}");
+        let mut archive = Vec::new();
+        for _ in 0..100 {
+            BlockHeader {
+                block_type: BlockType::Modelled,
+                raw_len: 19,
+                payload_len: 19,
+                raw_check: 0,
+                stream_lens: vec![1; 19],
+            }
+            .write_to(&mut archive)
+            .unwrap();
+            archive.extend_from_slice(&[0x55; 19]);
+        }
+        let mut walk = Walk {
+            config: Arc::new(config),
+            header,
+            archive_total: 0,
+            earlier: 0,
+            block_index: 0,
+            short_block: None,
+            spent: Spent::default(),
+        };
+        let mut r = &archive[..];
+        let mut blocks = 0;
+        let e = loop {
+            match read_record(&mut r, &mut walk, &Limits::default(), &mut Vec::new()) {
+                Ok(Read1::Block(_)) => blocks += 1,
+                Ok(Read1::End { .. }) => panic!("no end record here"),
+                Err(e) => break e,
+            }
+        };
+        assert!(
+            matches!(e, Error::OverLimit { what, .. } if what.starts_with("model set-up")),
+            "{e}"
+        );
+        assert!((1..=3).contains(&blocks), "{blocks} blocks accepted: {e}");
+        // Without a work limit there is no set-up limit either.
+        let mut walk2 = Walk {
+            spent: Spent::default(),
+            block_index: 0,
+            archive_total: 0,
+            ..walk
+        };
+        let none = Limits {
+            max_work: None,
+            ..Limits::default()
+        };
+        let mut r = &archive[..];
+        for _ in 0..100 {
+            assert!(matches!(
+                read_record(&mut r, &mut walk2, &none, &mut Vec::new()),
+                Ok(Read1::Block(_))
+            ));
+        }
     }
 }

@@ -188,6 +188,9 @@ fn run<C: Coder>(
     let mut targets = vec![0u8; streams];
     let mut table = FreqTable::default();
     let steps = layout.steps();
+    // Bytes coded since the last report to `cancel` (every 256 steps: one
+    // shared atomic add per 256 steps, not per byte).
+    let mut unreported = 0u64;
     for t in 0..steps {
         if cancel.is_set() {
             return;
@@ -231,6 +234,10 @@ fn run<C: Coder>(
         {
             n.learn(&targets[..k]);
         }
+        unreported += k as u64;
+        if t % 256 == 255 || t + 1 == steps {
+            cancel.advance(std::mem::take(&mut unreported));
+        }
     }
 }
 
@@ -251,7 +258,9 @@ pub(crate) fn encode_block(
     coders.into_iter().map(RangeEncoder::finish).collect()
 }
 
-/// Decodes a block from its streams into `out`.
+/// Decodes a block from its streams into `out`. Then checks that every stream
+/// is exactly what an encoder writes ([`RangeDecoder::check_finished`]): `Err`
+/// names the first that is not, and what is wrong with it.
 pub(crate) fn decode_block(
     neural: Option<&NeuralConfig>,
     cm: Option<&CmConfig>,
@@ -259,9 +268,16 @@ pub(crate) fn decode_block(
     streams: &[&[u8]],
     out: &mut [u8],
     cancel: &Cancel,
-) {
+) -> Result<(), (usize, String)> {
     let mut coders: Vec<RangeDecoder> = streams.iter().map(|s| RangeDecoder::new(s)).collect();
     run(neural, cm, seed, out, &mut coders, cancel);
+    if cancel.is_set() {
+        return Ok(());
+    }
+    for (i, c) in coders.iter().enumerate() {
+        c.check_finished().map_err(|why| (i, why))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

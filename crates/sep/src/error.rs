@@ -11,9 +11,10 @@ use std::io;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// Reading or writing failed.
+    /// Reading or writing failed. (`From<io::Error>` never builds this
+    /// variant around an error of this library: see [`Error::from_io`].)
     #[error("{0}")]
-    Io(#[from] io::Error),
+    Io(#[source] io::Error),
     /// The input does not start with the sep magic.
     #[error("not a sep archive (starts with {}, expected 8f 53 45 50)", hex(found))]
     BadMagic {
@@ -107,6 +108,33 @@ pub enum Error {
         /// The limit.
         limit: u64,
     },
+    /// A coded stream is not what an encoder writes: bytes its range decoder
+    /// never reads, a trailing zero byte, or a last byte past the shortest end
+    /// (doc/FORMAT.md section 6). Such a stream may decode to the right bytes,
+    /// but no encoder wrote it.
+    #[error("corrupt archive: block {block}, stream {stream}: {why}")]
+    StreamJunk {
+        /// Zero-based block number in its archive.
+        block: u64,
+        /// Zero-based stream number in the block.
+        stream: usize,
+        /// What is wrong.
+        why: String,
+    },
+    /// Decoding would exceed a limit the caller set (or its default): the
+    /// archive may be valid, but it asks for more than is allowed. Checked
+    /// before the work or the output it refers to.
+    #[error("{what} would be {value}, over the limit of {limit}; {how}")]
+    OverLimit {
+        /// What is limited.
+        what: &'static str,
+        /// What the archive asks for (so far).
+        value: u64,
+        /// The limit.
+        limit: u64,
+        /// How to allow it.
+        how: &'static str,
+    },
     /// Bytes follow the end of the archive that are not another archive.
     #[error("corrupt archive: trailing data after the end record")]
     TrailingData,
@@ -118,9 +146,30 @@ pub enum Error {
         /// The length actually written.
         found: u64,
     },
+    /// [`Options::block_size`](crate::Options::block_size) is outside the
+    /// sizes the encoder accepts: `MIN_BLOCK_SIZE..=2^30`
+    /// ([`MIN_BLOCK_SIZE`](crate::MIN_BLOCK_SIZE)), or `1..=2^30` with
+    /// [`Options::small_blocks`](crate::Options::small_blocks).
+    #[error("invalid option: block size {value} is outside {min}..={max}{}", too_small_why(*value, *min))]
+    BlockSize {
+        /// The block size asked for.
+        value: u32,
+        /// The smallest accepted.
+        min: u32,
+        /// The largest accepted.
+        max: u32,
+    },
     /// An option is out of range.
     #[error("invalid option: {0}")]
     InvalidOption(String),
+}
+
+fn too_small_why(value: u32, min: u32) -> &'static str {
+    if value < min && min > 1 {
+        " (smaller blocks cannot pay for their headers)"
+    } else {
+        ""
+    }
 }
 
 impl Error {
@@ -129,7 +178,11 @@ impl Error {
     pub fn is_corrupt(&self) -> bool {
         !matches!(
             self,
-            Error::Io(_) | Error::InputLength { .. } | Error::InvalidOption(_)
+            Error::Io(_)
+                | Error::InputLength { .. }
+                | Error::InvalidOption(_)
+                | Error::BlockSize { .. }
+                | Error::OverLimit { .. }
         )
     }
 
@@ -154,6 +207,16 @@ impl Error {
             Error::Io(e) => e,
             e => io::Error::new(io::ErrorKind::InvalidData, e),
         }
+    }
+}
+
+/// The same as [`Error::from_io`], so that `?` on an [`Encoder`](crate::Encoder)
+/// write or a [`Decoder`](crate::Decoder) read keeps the error's variant:
+/// a block checksum mismatch read through `Read` is still
+/// [`Error::BlockChecksum`], and [`Error::is_corrupt`] still says so.
+impl From<io::Error> for Error {
+    fn from(e: io::Error) -> Error {
+        Error::from_io(e)
     }
 }
 

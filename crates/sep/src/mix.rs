@@ -1,7 +1,8 @@
 //! The mixed model (`model_id` 3): context mixing with, optionally, a neural
 //! network's prediction as one more input. Its presets are sep's modes.
 
-use crate::neural::{NeuralConfig, Preset};
+use crate::neural::NeuralConfig;
+use crate::preset::Preset;
 use sep_cm::CmConfig;
 
 /// Everything that defines a mixed model.

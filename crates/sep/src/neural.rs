@@ -1,89 +1,39 @@
-//! The neural model (`model_id` 2): its configuration, presets and header form.
+//! The neural model (`model_id` 2, doc/FORMAT.md sections 4.3-4.8): its
+//! configuration and the types that build one.
 //!
-//! [`Preset`]s name whole configurations, among them the paper's six (PAC, TRACE and
-//! PatchTST, each without and with the semantics enhancement, SEP.md sections 3-4).
-//! [`Knobs`] change a preset for experiments: another backbone, SE on or off, the
-//! patch, the stride and the adaptive stride ([`NeuralConfig::with_knobs`]).
+//! [`NeuralConfig`] is everything that defines a network of an archive: the
+//! backbone ([`BackboneConfig`]: [`PacConfig`], [`TraceConfig`],
+//! [`PatchTstConfig`], or a semantics enhancement [`SeConfig`] in front of a
+//! body [`SeBody`]), the number of streams a block is cut into, and the
+//! optimiser ([`AdamConfig`]). [`NeuralConfig::preset`] gives the network of a
+//! [`Preset`], among them the paper's six (PAC, TRACE and
+//! PatchTST, each without and with the semantics enhancement); [`Knobs`]
+//! change a preset for experiments: another backbone ([`BackboneKind`]), SE on
+//! or off, the patch, the stride and the adaptive stride ([`AdaptiveKind`],
+//! [`Adaptive`]), applied by [`NeuralConfig::with_knobs`].
+//!
+//! ```
+//! use sep::neural::{Knobs, NeuralConfig, BackboneKind};
+//! let pac = NeuralConfig::preset(sep::Preset::Fast);
+//! let trace = pac
+//!     .with_knobs(sep::Preset::Fast, &Knobs {
+//!         backbone: Some(BackboneKind::Trace),
+//!         ..Knobs::default()
+//!     })
+//!     .expect("a valid combination");
+//! assert_eq!(BackboneKind::of(&trace.backbone), BackboneKind::Trace);
+//! let options = sep::Options {
+//!     model: sep::Model::Neural(trace),
+//!     ..sep::Options::default()
+//! };
+//! # let _ = options;
+//! ```
 
-use sep_model::{
+use crate::preset::Preset;
+pub use sep_model::{
     Adaptive, BackboneConfig, PacConfig, PatchTstConfig, SeBody, SeConfig, TraceConfig,
 };
-use sep_nn::AdamConfig;
-
-/// Named neural configurations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Preset {
-    /// Smallest network: fastest neural mode.
-    Fast,
-    /// The balance of ratio and speed used by `sep FILE`.
-    Default,
-    /// The largest network worth its time on a CPU.
-    Max,
-    /// For the mixed model: the `default` context mixing plus a small network
-    /// (the `fast` one, 32 streams) as one more mixer input; for the neural
-    /// model, that network alone.
-    Hybrid,
-    /// The paper's PAC configuration (B = 512, L = 16, E = 16, F = 4096, 4 pairs).
-    PaperPac,
-    /// The paper's SEP+PAC: SE (L = 48, patches of 16 bytes x 16 features, 33 patches
-    /// -> 1 token, soft gate per patch) in front of PAC's body with 5 pairs.
-    PaperSepPac,
-    /// The paper's TRACE (B = 512, L = 64, 16 tokens of 256, 8 heads, FFN 4096 twice).
-    PaperTrace,
-    /// The paper's SEP+TRACE: SE (L = 64, patches of 4 x 64 features with positions,
-    /// 61 patches -> 4 tokens, soft gate per element) in front of TRACE's body.
-    PaperSepTrace,
-    /// The paper's PatchTST (B = 512, L = 64, 16 tokens of 256, 8 heads, FFN 4096).
-    PaperPatchTst,
-    /// The paper's SEP+PatchTST: SE (L = 64, patches of 4 x 64 features, 61 patches
-    /// -> 8 tokens, soft gate per element) in front of PatchTST's body.
-    PaperSepPatchTst,
-}
-
-impl Preset {
-    /// Every preset, for listings.
-    pub const ALL: [Preset; 10] = [
-        Preset::Fast,
-        Preset::Default,
-        Preset::Max,
-        Preset::Hybrid,
-        Preset::PaperPac,
-        Preset::PaperSepPac,
-        Preset::PaperTrace,
-        Preset::PaperSepTrace,
-        Preset::PaperPatchTst,
-        Preset::PaperSepPatchTst,
-    ];
-
-    /// The command-line name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Preset::Fast => "fast",
-            Preset::Default => "default",
-            Preset::Max => "max",
-            Preset::Hybrid => "hybrid",
-            Preset::PaperPac => "paper-pac",
-            Preset::PaperSepPac => "paper-sep-pac",
-            Preset::PaperTrace => "paper-trace",
-            Preset::PaperSepTrace => "paper-sep-trace",
-            Preset::PaperPatchTst => "paper-patchtst",
-            Preset::PaperSepPatchTst => "paper-sep-patchtst",
-        }
-    }
-
-    /// Whether this is one of the paper's configurations (sized for a GPU).
-    pub fn is_paper(self) -> bool {
-        !matches!(
-            self,
-            Preset::Fast | Preset::Default | Preset::Max | Preset::Hybrid
-        )
-    }
-
-    /// The preset with this command-line name.
-    pub fn from_name(name: &str) -> Option<Preset> {
-        Preset::ALL.into_iter().find(|p| p.name() == name)
-    }
-}
+pub use sep_nn::AdamConfig;
 
 /// A backbone family, for [`Knobs::backbone`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

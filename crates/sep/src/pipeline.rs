@@ -35,14 +35,22 @@
 
 use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
+/// The most threads (blocks coded at once) a pipeline, an [`Encoder`](crate::Encoder)
+/// or a [`Decoder`](crate::Decoder) uses: larger requests are clamped to it. Each
+/// thread may hold a model and blocks in flight, so an absurd count (`-T 100000000`)
+/// must not turn into an absurd allocation; 256 is well past the cores of any machine
+/// sep runs on, and past the point where more blocks at once pay.
+pub const MAX_THREADS: usize = 256;
+
 /// Set when the work in progress is no longer wanted: models poll it between
-/// steps and stop early.
+/// steps and stop early. Models also report through it the bytes they have
+/// coded (see [`Progress`]).
 #[derive(Debug, Default)]
-pub(crate) struct Cancel(AtomicBool);
+pub(crate) struct Cancel(AtomicBool, Progress);
 
 impl Cancel {
     /// Whether the work should stop.
@@ -53,6 +61,29 @@ impl Cancel {
 
     fn set(&self) {
         self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// Records that a model has coded `bytes` more bytes of a block.
+    #[inline]
+    pub(crate) fn advance(&self, bytes: u64) {
+        self.1.0.fetch_add(bytes, Ordering::Relaxed);
+    }
+}
+
+/// How many content bytes an [`Encoder`](crate::Encoder) has coded, or a
+/// [`Decoder`](crate::Decoder) has decoded, so far, across all worker
+/// threads: it rises while a block is being coded (the models report every
+/// 256 steps, order2 every chunk of about 10 ms), unlike counts of bytes read
+/// or written, which move by whole blocks. For progress bars: read it from
+/// any thread while the coder works. A block the encoder then stores is
+/// counted as coded; the count never exceeds the content length.
+#[derive(Debug, Default, Clone)]
+pub struct Progress(Arc<AtomicU64>);
+
+impl Progress {
+    /// Content bytes coded so far.
+    pub fn bytes(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
     }
 }
 
@@ -112,15 +143,25 @@ pub(crate) struct Pipeline<J: Send + 'static, R: Send + 'static> {
 }
 
 impl<J: Send + 'static, R: Send + 'static> Pipeline<J, R> {
-    /// A pipeline of up to `threads` workers running `job`. With `pipelined`,
-    /// up to `threads + 1` jobs are in flight (one queued behind the running
-    /// ones); in batch mode, `threads`.
+    /// A pipeline of up to `threads` workers running `job` (`threads` clamped to
+    /// `1..=MAX_THREADS`). With `pipelined`, up to `threads + 1` jobs are in
+    /// flight (one queued behind the running ones); in batch mode, `threads`.
     pub(crate) fn new(
         threads: usize,
         pipelined: bool,
         job: impl Fn(J, &Cancel) -> R + Send + Sync + 'static,
     ) -> Self {
-        let threads = threads.max(1);
+        Self::with_progress(threads, pipelined, Progress::default(), job)
+    }
+
+    /// Like [`new`](Self::new), counting coded bytes on `progress`.
+    pub(crate) fn with_progress(
+        threads: usize,
+        pipelined: bool,
+        progress: Progress,
+        job: impl Fn(J, &Cancel) -> R + Send + Sync + 'static,
+    ) -> Self {
+        let threads = threads.clamp(1, MAX_THREADS);
         let limit = threads + usize::from(pipelined);
         if threads == 1 {
             // Kernels then run single-threaded whatever the pool's default.
@@ -138,7 +179,7 @@ impl<J: Send + 'static, R: Send + 'static> Pipeline<J, R> {
                 }),
                 work: Condvar::new(),
                 done: Condvar::new(),
-                cancel: Cancel::default(),
+                cancel: Cancel(AtomicBool::new(false), progress),
                 job: Box::new(job),
                 threads,
             }),
@@ -148,6 +189,11 @@ impl<J: Send + 'static, R: Send + 'static> Pipeline<J, R> {
             limit,
             pipelined,
         }
+    }
+
+    /// The bytes the jobs' models have coded so far.
+    pub(crate) fn progress(&self) -> Progress {
+        self.shared.cancel.1.clone()
     }
 
     /// Jobs submitted whose results have not been taken.
@@ -391,6 +437,17 @@ mod tests {
                 drop(p);
             }
         });
+    }
+
+    #[test]
+    fn absurd_thread_counts_are_clamped() {
+        for threads in [MAX_THREADS + 1, 100_000_000, usize::MAX] {
+            let mut p = Pipeline::new(threads, true, |j: u32, _: &Cancel| j);
+            assert_eq!(p.room(), MAX_THREADS + 1, "{threads}");
+            assert!(p.workers.capacity() < 2 * MAX_THREADS);
+            p.submit(5);
+            assert_eq!(p.next(), Some(5));
+        }
     }
 
     #[test]

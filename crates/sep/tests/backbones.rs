@@ -5,8 +5,11 @@
 mod common;
 use common::{noise, round_trip};
 use sep::{
-    Adaptive, BackboneConfig, Model, ModelConfig, NeuralConfig, Options, PacConfig, PatchTstConfig,
-    SeBody, SeConfig, TraceConfig,
+    Model, ModelConfig, Options,
+    neural::{
+        Adaptive, BackboneConfig, NeuralConfig, PacConfig, PatchTstConfig, SeBody, SeConfig,
+        TraceConfig,
+    },
 };
 
 const PAC: PacConfig = PacConfig {
@@ -113,7 +116,7 @@ fn neural(backbone: BackboneConfig, streams: u32) -> NeuralConfig {
         backbone,
         streams,
         min_stream_len: 64,
-        adam: sep::AdamConfig::default(),
+        adam: sep::neural::AdamConfig::default(),
     }
 }
 
@@ -131,6 +134,7 @@ fn every_backbone_se_and_adaptive_mode_round_trips() {
         let o = Options {
             model: Model::Neural(neural(b.clone(), 4)),
             block_size: Some(1500),
+            small_blocks: true,
             threads: 2,
             ..Options::default()
         };

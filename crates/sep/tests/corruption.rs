@@ -42,6 +42,7 @@ fn case(model: Model) -> Case {
     let options = Options {
         model: model.clone(),
         block_size: Some(block as u32),
+        small_blocks: true,
         ..Options::default()
     };
     let archive = sep::compress(&data, &options).unwrap();

@@ -112,17 +112,22 @@ fn write_fuzz_seeds() {
     };
     for target in &TARGETS[1..6] {
         let model = targets::decode_model(target);
-        let header_len = targets::fixed_header(&model).to_bytes().len();
         for (i, text) in texts.iter().enumerate() {
             let options = sep::Options {
                 model: model.clone(),
                 block_size: Some(targets::BLOCK_SIZE),
+                small_blocks: true,
                 ..sep::Options::default()
             };
             let mut enc = sep::Encoder::new(Vec::new(), &options).expect("encoder");
             std::io::Write::write_all(&mut enc, text).expect("write");
             let archive = enc.finish().expect("finish");
             // Mode 0: the blocks after the fixed header; mode 1: one framed block.
+            // (An empty input's archive has the store header, not the model's.)
+            let header_len = sep::read_header(&mut &archive[..])
+                .expect("header")
+                .to_bytes()
+                .len();
             let blocks = [&[0u8][..], &archive[header_len..]].concat();
             write(target, format!("blocks-{i}"), &blocks);
             let framed = [&[1u8, text.len() as u8, 0, 3][..], text].concat();
@@ -135,6 +140,7 @@ fn write_fuzz_seeds() {
             &sep::Options {
                 model,
                 block_size: Some(32),
+                small_blocks: true,
                 ..sep::Options::default()
             },
         )

@@ -116,6 +116,7 @@ fn variant(e: &Error) -> &'static str {
         Error::InvalidModel { .. } => "InvalidModel",
         Error::LimitExceeded { .. } => "LimitExceeded",
         Error::TrailingData => "TrailingData",
+        Error::StreamJunk { .. } => "StreamJunk",
         _ => "other",
     }
 }

@@ -6,8 +6,8 @@
 
 use sep::format::{BlockHeader, BlockType, EndRecord, Header};
 use sep::{
-    BackboneConfig, Error, Model, ModelConfig, Options, PacConfig, PatchTstConfig, SeBody,
-    SeConfig, TraceConfig,
+    Error, Model, ModelConfig, Options,
+    neural::{BackboneConfig, PacConfig, PatchTstConfig, SeBody, SeConfig, TraceConfig},
 };
 use sep_kernels::CountingAllocator;
 
@@ -41,7 +41,7 @@ fn header(model_id: u16, streams: u32, context: u16, params: Vec<u8>, block_size
 /// rest (Adam) from a valid header.
 fn neural_params(backbone: &BackboneConfig) -> Vec<u8> {
     let tiny = Options {
-        model: Model::Neural(sep::NeuralConfig {
+        model: Model::Neural(sep::neural::NeuralConfig {
             backbone: BackboneConfig::Pac(PacConfig {
                 context: 4,
                 embed: 8,
@@ -51,7 +51,7 @@ fn neural_params(backbone: &BackboneConfig) -> Vec<u8> {
             }),
             streams: 4,
             min_stream_len: 64,
-            adam: sep::AdamConfig::default(),
+            adam: sep::neural::AdamConfig::default(),
         }),
         ..Options::default()
     }
@@ -174,7 +174,7 @@ fn se_max() -> SeConfig {
         positions: false,
         newest_init: false,
         tokens: tokens as u16,
-        adaptive: sep::Adaptive::Soft {
+        adaptive: sep::neural::Adaptive::Soft {
             per_element: false,
             keep_every: 0,
             threshold: 0.5,

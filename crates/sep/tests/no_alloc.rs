@@ -23,9 +23,9 @@ use sep_kernels::CountingAllocator;
 #[global_allocator]
 static ALLOC: CountingAllocator = CountingAllocator;
 
-fn network(streams: u32) -> sep::NeuralConfig {
-    sep::NeuralConfig {
-        backbone: sep::BackboneConfig::Pac(sep::PacConfig {
+fn network(streams: u32) -> sep::neural::NeuralConfig {
+    sep::neural::NeuralConfig {
+        backbone: sep::neural::BackboneConfig::Pac(sep::neural::PacConfig {
             context: 8,
             embed: 16,
             ffn: 128,
@@ -34,7 +34,7 @@ fn network(streams: u32) -> sep::NeuralConfig {
         }),
         streams,
         min_stream_len: 16,
-        adam: sep::AdamConfig::default(),
+        adam: sep::neural::AdamConfig::default(),
     }
 }
 

@@ -102,6 +102,7 @@ fn every_model_gives_one_archive_for_any_threads_and_schedule() {
         let o = Options {
             model,
             block_size: Some(block),
+            small_blocks: true,
             ..Options::default()
         };
         let archive = same_archive_every_way(name, &data, &o);
@@ -115,6 +116,7 @@ fn the_default_model_gives_one_archive_for_any_threads_and_schedule() {
     let data = sample(12_000);
     let o = Options {
         block_size: Some(4000),
+        small_blocks: true,
         ..Options::default()
     };
     same_archive_every_way("default", &data, &o);
@@ -123,8 +125,8 @@ fn the_default_model_gives_one_archive_for_any_threads_and_schedule() {
 /// A network big enough that its kernels split work between threads (width
 /// 128), so that fewer blocks than threads run intra-op.
 fn wide_neural() -> Model {
-    Model::Neural(sep::NeuralConfig {
-        backbone: sep::BackboneConfig::Pac(sep::PacConfig {
+    Model::Neural(sep::neural::NeuralConfig {
+        backbone: sep::neural::BackboneConfig::Pac(sep::neural::PacConfig {
             context: 8,
             embed: 16,
             ffn: 128,
@@ -133,7 +135,7 @@ fn wide_neural() -> Model {
         }),
         streams: 16,
         min_stream_len: 16,
-        adam: sep::AdamConfig::default(),
+        adam: sep::neural::AdamConfig::default(),
     })
 }
 
@@ -291,7 +293,17 @@ fn dropping_an_encoder_mid_block_stops_its_workers() {
             // One full block (now being coded) and part of the next.
             let data = noise(o.block_size.unwrap() as usize + 1000, 3);
             enc.write_all(&data).unwrap();
-            drop(enc);
+            drop(enc.abandon());
+        });
+        // A plain drop stops them too; in a debug build it then fails the
+        // "dropped without finish()" assertion (the workers are already gone).
+        without_hanging("dropping an encoder", move || {
+            let o = with(threads, pipeline, &slow());
+            let mut enc = Encoder::new(Vec::new(), &o).unwrap();
+            let data = noise(o.block_size.unwrap() as usize + 1000, 3);
+            enc.write_all(&data).unwrap();
+            let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(enc)));
+            assert_eq!(dropped.is_err(), cfg!(debug_assertions));
         });
     }
 }

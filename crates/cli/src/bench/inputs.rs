@@ -75,7 +75,7 @@ fn set_files(set: &str, corpus: Option<&Path>) -> Result<Vec<PathBuf>> {
     let corpus = match corpus {
         Some(c) => c.to_path_buf(),
         None => find_corpus().with_context(|| {
-            format!("--set {set}: no corpus found (looked for shared/corpus above the current folder and the executable; use --corpus DIR)")
+            format!("--set {set}: no corpus found (set SEP_CORPUS or use --corpus DIR; looked for shared/corpus above the current folder and the executable)")
         })?,
     };
     let list = corpus.join("sets").join(format!("{set}.txt"));

@@ -6,19 +6,12 @@
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
-/// The shared corpus folder (`../shared/corpus` beside the repository, or
-/// `$SEP_CORPUS`).
+/// The test corpus kept in the repository (`tests/corpus`: the quick set of
+/// the development corpus, with its provenance in `tests/corpus/README.md`).
+/// Tests never read `../shared` or `$SEP_CORPUS`, so a fresh clone passes
+/// them.
 pub fn corpus_dir() -> PathBuf {
-    if let Some(p) = std::env::var_os("SEP_CORPUS") {
-        return PathBuf::from(p);
-    }
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    assert!(
-        p.join("sets/quick.txt").exists(),
-        "corpus not found at {} (set SEP_CORPUS)",
-        p.display()
-    );
-    p
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus")
 }
 
 /// `(name, bytes)` of every file of a named set.
@@ -107,8 +100,8 @@ pub fn round_trip(data: &[u8], options: &sep::Options) -> Vec<u8> {
 /// A neural configuration small enough for exhaustive tests: PAC with every
 /// layer kind (two pairs, the cache on), a few streams.
 pub fn tiny_neural() -> sep::Model {
-    sep::Model::Neural(sep::NeuralConfig {
-        backbone: sep::BackboneConfig::Pac(sep::PacConfig {
+    sep::Model::Neural(sep::neural::NeuralConfig {
+        backbone: sep::neural::BackboneConfig::Pac(sep::neural::PacConfig {
             context: 4,
             embed: 8,
             ffn: 32,
@@ -117,7 +110,7 @@ pub fn tiny_neural() -> sep::Model {
         }),
         streams: 8,
         min_stream_len: 64,
-        adam: sep::AdamConfig::default(),
+        adam: sep::neural::AdamConfig::default(),
     })
 }
 
