@@ -351,6 +351,20 @@ fn decode_block(job: Job, cancel: &Cancel) -> Result<Decoded> {
     } = job;
     let (data, spare) = match header.block_type {
         BlockType::Stored => (payload, out),
+        // Issue 17: a segmented block (doc/FORMAT.md section 8).
+        BlockType::Segmented => {
+            let max_streams = config.header_fields().0;
+            crate::segment::decode(
+                &config,
+                seed,
+                max_streams,
+                &payload,
+                header.raw_len,
+                &mut out,
+                cancel,
+            )?;
+            (out, payload)
+        }
         _ => {
             let mut streams = Vec::with_capacity(header.stream_lens.len());
             let mut at = 0usize;

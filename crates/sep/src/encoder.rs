@@ -338,6 +338,31 @@ fn code_block(config: &ModelConfig, seed: u64, raw: &mut Vec<u8>, cancel: &Cance
         raw_check: check,
         stream_lens: vec![],
     };
+    // Issue 17: a segmented block (doc/FORMAT.md section 8) when a transform
+    // applies and it comes out smaller than the alternatives.
+    let segmented = crate::segment::encode(config, seed, raw, cancel).map(|payload| {
+        let bh = BlockHeader {
+            block_type: BlockType::Segmented,
+            raw_len,
+            payload_len: payload.len() as u32,
+            raw_check: check,
+            stream_lens: vec![],
+        };
+        (bh.encoded_len() + payload.len(), header_bytes(&bh), payload)
+    });
+    let best =
+        |len: usize, header: Vec<u8>, streams: Vec<Vec<u8>>, raw: &mut Vec<u8>| match segmented {
+            Some((seg_len, seg_header, payload)) if seg_len < len => Coded {
+                header: seg_header,
+                streams: vec![payload],
+                raw: std::mem::take(raw),
+            },
+            _ => Coded {
+                header,
+                streams,
+                raw: std::mem::take(raw),
+            },
+        };
     if let Some(streams) = config.encode_block(seed, raw, cancel) {
         let payload_len: usize = streams.iter().map(Vec::len).sum();
         let modelled = BlockHeader {
@@ -347,19 +372,17 @@ fn code_block(config: &ModelConfig, seed: u64, raw: &mut Vec<u8>, cancel: &Cance
             raw_check: check,
             stream_lens: streams.iter().map(|s| s.len() as u32).collect(),
         };
-        if modelled.encoded_len() + payload_len < stored.encoded_len() + raw.len() {
-            return Coded {
-                header: header_bytes(&modelled),
-                streams,
-                raw: std::mem::take(raw),
-            };
+        let len = modelled.encoded_len() + payload_len;
+        if len < stored.encoded_len() + raw.len() {
+            return best(len, header_bytes(&modelled), streams, raw);
         }
     }
-    Coded {
-        header: header_bytes(&stored),
-        streams: Vec::new(),
-        raw: std::mem::take(raw),
-    }
+    best(
+        stored.encoded_len() + raw.len(),
+        header_bytes(&stored),
+        Vec::new(),
+        raw,
+    )
 }
 
 fn header_bytes(bh: &BlockHeader) -> Vec<u8> {

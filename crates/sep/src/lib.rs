@@ -27,6 +27,7 @@ pub mod format;
 mod mix;
 mod neural;
 mod pipeline;
+pub mod segment; // issue 17: transforms inside a block
 
 pub use codec::{Model, ModelConfig};
 pub use decoder::{ArchiveInfo, Decoder, inspect, read_header};
