@@ -289,16 +289,20 @@ fn x86_statistics(d: &[u8], out: &mut Vec<Candidate>) {
     let mut w = 0;
     while w < d.len() {
         let end = (w + WINDOW).min(d.len());
-        let mut calls = 0usize;
+        let (mut calls, mut movs) = (0usize, 0usize);
         let win = &d[w..end];
         for k in 0..win.len().saturating_sub(4) {
             if win[k] == 0xE8 && (win[k + 4] == 0 || win[k + 4] == 0xFF) {
                 calls += 1;
             }
+            movs += usize::from(win[k] == 0x89 || win[k] == 0x8B);
         }
         // Code has one call per 60-300 bytes (C about 80, inlined Rust
-        // about 270); random bytes one per 32768 that looks like one.
-        let code = end - w >= 1024 && calls * 512 >= win.len();
+        // about 270; random bytes one per 32768 that looks like one), and
+        // 5-11% of its bytes are the MOV opcodes 89 and 8B (a table of
+        // numbers that happens to hold E8s has far fewer: 0.07% in
+        // cantrbry.kennedy.xls).
+        let code = end - w >= 1024 && calls * 512 >= win.len() && movs * 64 >= win.len();
         match (code, run) {
             (true, None) => run = Some(w),
             (false, Some(s)) => {

@@ -82,10 +82,10 @@ pub struct Plan {
 
 /// The most bytes a block of `raw_len` bytes may have the model code after
 /// its transforms (inflated data is larger than the stream it came from):
-/// `4 * raw_len + 2^20`, at most 2^30. A decoder checks a segment table
+/// `4 * raw_len + 2^23`, at most 2^30. A decoder checks a segment table
 /// against it before allocating.
 pub fn inner_limit(raw_len: usize) -> usize {
-    (raw_len.saturating_mul(4).saturating_add(1 << 20)).min(1 << 30)
+    (raw_len.saturating_mul(4).saturating_add(8 << 20)).min(1 << 30)
 }
 
 /// Runs `f`, turning a panic into an error.
