@@ -14,6 +14,8 @@ use crate::format::MAX_MODEL_MEMORY;
 use crate::pipeline::Cancel;
 use sep_transform::{Kind, Plan, Segment};
 
+/// The transforms themselves (crate `sep-transform`), for tools and fuzzing.
+pub use sep_transform as transform;
 pub use sep_transform::Kind as TransformKind;
 
 /// The first byte of a segmented block.
@@ -73,7 +75,12 @@ pub(crate) fn encode(
     raw: &[u8],
     cancel: &Cancel,
 ) -> Option<Vec<u8>> {
-    if matches!(config, ModelConfig::Store) {
+    // SEP_TRANSFORMS=0 turns segmented blocks off (for measuring what they
+    // buy, bench/transform-set.sh); the archive is then what sep wrote
+    // before them.
+    if matches!(config, ModelConfig::Store)
+        || std::env::var_os("SEP_TRANSFORMS").is_some_and(|v| v == "0")
+    {
         return None;
     }
     let Plan {

@@ -11,13 +11,14 @@ mod targets;
 
 use std::path::{Path, PathBuf};
 
-const TARGETS: [&str; 6] = [
+const TARGETS: [&str; 7] = [
     "header",
     "decode_order2",
     "decode_neural",
     "decode_mix",
     "decode_hybrid",
     "roundtrip",
+    "transforms",
 ];
 
 fn fuzz_dir() -> PathBuf {
@@ -28,6 +29,7 @@ fn run(target: &str, data: &[u8]) {
     match target {
         "header" => targets::header(data),
         "roundtrip" => targets::roundtrip(data),
+        "transforms" => targets::transforms(data),
         decode => targets::decode_blocks(&targets::decode_model(decode), data),
     }
 }
