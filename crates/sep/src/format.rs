@@ -617,7 +617,7 @@ mod tests {
             .contains("stored")
         );
         assert!(
-            Record::read(&mut &[0x02][..], &h)
+            Record::read(&mut &[0x03][..], &h)
                 .unwrap_err()
                 .to_string()
                 .contains("block_type")

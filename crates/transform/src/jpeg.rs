@@ -62,10 +62,16 @@ pub fn decode(lep: &[u8], raw_len: usize) -> Result<Vec<u8>, String> {
             buf: Vec::with_capacity(raw_len),
             limit: raw_len,
         };
+        // The lepton header's JPEG size must fit the segment: checked by
+        // lepton before it allocates for the image.
+        let features = EnabledFeatures {
+            max_jpeg_file_size: u32::try_from(raw_len).unwrap_or(u32::MAX),
+            ..features()
+        };
         decode_lepton(
             &mut Cursor::new(lep),
             &mut out,
-            &features(),
+            &features,
             &SingleThreadPool::default(),
         )
         .map_err(|e| {
