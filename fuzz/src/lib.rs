@@ -462,3 +462,35 @@ pub fn repair_header_check(archive: &mut [u8]) {
     let check = sep::format::raw_check(&archive[..end]);
     archive[end..end + 4].copy_from_slice(&check.to_le_bytes());
 }
+
+/// Target `transforms` (issue 17): the decoders of segmented blocks on any
+/// bytes. Byte 0 picks what is fed: 1 jpeg, 2 deflate, 3 x86 (the inverse
+/// transform, with bytes 1..3 the expected length, bytes 3..5 the length of
+/// the inner bytes, then the inner bytes and the reconstruction data), else
+/// the segment-table parser (bytes 1..3 `raw_len`, the rest a payload). No
+/// panic; an inverse that succeeds gives exactly the expected length; a table
+/// that parses covers exactly `raw_len`.
+pub fn transforms(data: &[u8]) {
+    use sep::segment::{TransformKind, list, transform};
+    if data.len() < 5 {
+        return;
+    }
+    let raw_len = usize::from(u16::from_le_bytes([data[1], data[2]]));
+    match TransformKind::from_id(data[0]) {
+        Some(kind) if kind != TransformKind::None => {
+            let rest = &data[5..];
+            let split = usize::from(u16::from_le_bytes([data[3], data[4]])).min(rest.len());
+            let (inner, extra) = rest.split_at(split);
+            if let Ok(out) = transform::inverse(kind, inner, extra, raw_len) {
+                assert_eq!(out.len(), raw_len);
+            }
+        }
+        _ => {
+            let raw_len = raw_len.max(1) as u32;
+            if let Ok(segments) = list(&data[3..], raw_len, 4) {
+                let sum: u64 = segments.iter().map(|s| u64::from(s.raw_len)).sum();
+                assert_eq!(sum, u64::from(raw_len));
+            }
+        }
+    }
+}

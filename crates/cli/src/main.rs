@@ -587,6 +587,49 @@ fn refuse_console_stdin(mode: Mode, force: bool, stdin_is_terminal: bool) -> boo
     stdin_is_terminal && !(mode == Mode::Compress && force)
 }
 
+/// `sep -l -v` (issue 17): every block with its type and, for a segmented
+/// block, its segments (doc/FORMAT.md section 8).
+fn list_segments(input: &Path) -> Result<()> {
+    let inp = open_input(input)?;
+    let blocks = sep::segment::list_blocks(inp.reader).map_err(|e| anyhow!(e))?;
+    let mut o = io::stdout().lock();
+    writeln!(o, "  blocks:")?;
+    for b in &blocks {
+        let kind = match b.block_type {
+            sep::format::BlockType::Stored => "stored",
+            sep::format::BlockType::Modelled => "modelled",
+            sep::format::BlockType::Segmented => "segmented",
+            sep::format::BlockType::End => "end",
+        };
+        writeln!(
+            o,
+            "    archive {} block {}: {kind}, {} bytes -> {} bytes{}",
+            b.archive,
+            b.index,
+            b.raw_len,
+            b.payload_len,
+            if b.segments.is_empty() {
+                String::new()
+            } else {
+                format!(", {} segments", b.segments.len())
+            }
+        )?;
+        let mut at = 0u64;
+        for s in &b.segments {
+            writeln!(
+                o,
+                "      at {at:>10}: {:<7} {:>10} bytes -> {:>10} to the model + {:>8} reconstruction",
+                s.kind.name(),
+                s.raw_len,
+                s.inner_len,
+                s.extra_len
+            )?;
+            at += u64::from(s.raw_len);
+        }
+    }
+    Ok(())
+}
+
 /// "No such file or directory" rather than "No such file or directory (os error 2)".
 fn io_message(e: &io::Error) -> String {
     let s = e.to_string();
@@ -874,6 +917,11 @@ impl Ctx<'_> {
                 )?;
             }
             writeln!(o, "  checksum        xxh3-64 {:016x}", info.content_check)?;
+        }
+        drop(o);
+        // Issue 17: with -v, each block's segments and transforms.
+        if self.args.verbose > 0 && !is_stdin(input) {
+            list_segments(input)?;
         }
         Ok(())
     }

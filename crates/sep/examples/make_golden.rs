@@ -375,6 +375,16 @@ fn golden_list() -> Vec<Golden> {
             );
         }
     }
+    // Issue 17: segmented blocks (doc/FORMAT.md section 8), one per transform.
+    let default = Model::default();
+    add(
+        "default.jpeg.sep",
+        "fireworks.crop128x96.jpg",
+        &default,
+        None,
+    );
+    add("default.gzip.sep", "grammar.lsp.gz", &default, None);
+    add("default.x86.sep", "x86.text16k", &default, None);
     let mix = models()[8].1.clone();
     list.push(Golden {
         archive: "mix.streamed.sep".into(),

@@ -511,6 +511,23 @@ fn decode_block(job: Job, cancel: &Cancel) -> Result<Decoded> {
             cancel.advance(payload.len() as u64);
             (payload, out)
         }
+        // Issue 17: a segmented block (doc/FORMAT.md section 8).
+        BlockType::Segmented => {
+            let max_streams = config.header_fields().0;
+            crate::segment::decode(
+                &config,
+                index,
+                seed,
+                max_streams,
+                &payload,
+                header.raw_len,
+                &mut out,
+                &cancel.quiet(),
+            )?;
+            // The inner bytes may outnumber the block's; progress counts the block.
+            cancel.advance(u64::from(header.raw_len));
+            (out, payload)
+        }
         _ => {
             let mut streams = Vec::with_capacity(header.stream_lens.len());
             let mut at = 0usize;

@@ -543,15 +543,15 @@ fn probe_len(block_len: usize) -> usize {
 /// the same sizes as before, in 80.4 s CPU against 82.5 s (noise of a shared
 /// machine).
 ///
-/// The probe runs with a [`Cancel`] of its own, so that its bytes do not
-/// count as progress (the block is coded again, or stored, after it); a
-/// cancelled pipeline waits for at most one probe of 64 KiB.
-fn looks_incompressible(config: &ModelConfig, seed: u64, raw: &[u8]) -> bool {
+/// The probe runs with a quiet [`Cancel`] (it stops when the block's work
+/// is cancelled, but its bytes do not count as progress: the block is coded
+/// again, or stored, after it).
+fn looks_incompressible(config: &ModelConfig, seed: u64, raw: &[u8], cancel: &Cancel) -> bool {
     if raw.len() < PROBE_MIN_BLOCK || matches!(config, ModelConfig::Store) {
         return false;
     }
     let mut probe = raw[..probe_len(raw.len())].to_vec();
-    match config.encode_block(seed, &mut probe, &Cancel::default()) {
+    match config.encode_block(seed, &mut probe, &cancel.quiet()) {
         Some(streams) => {
             let coded: usize = streams.iter().map(Vec::len).sum();
             coded >= probe.len() - probe.len() / 64
@@ -574,7 +574,34 @@ fn code_block(config: &ModelConfig, seed: u64, raw: &mut Vec<u8>, cancel: &Cance
         raw_check: check,
         stream_lens: vec![],
     };
-    let modelled = if looks_incompressible(config, seed, raw) {
+    // Issue 17: a segmented block (doc/FORMAT.md section 8) when a transform
+    // applies and it comes out smaller than the alternatives. It runs with a
+    // quiet Cancel (stops when asked, counts no progress): the block's own
+    // coding below counts it.
+    let segmented = crate::segment::encode(config, seed, raw, &cancel.quiet()).map(|payload| {
+        let bh = BlockHeader {
+            block_type: BlockType::Segmented,
+            raw_len,
+            payload_len: payload.len() as u32,
+            raw_check: check,
+            stream_lens: vec![],
+        };
+        (bh.encoded_len() + payload.len(), header_bytes(&bh), payload)
+    });
+    let best =
+        |len: usize, header: Vec<u8>, streams: Vec<Vec<u8>>, raw: &mut Vec<u8>| match segmented {
+            Some((seg_len, seg_header, payload)) if seg_len < len => Coded {
+                header: seg_header,
+                streams: vec![payload],
+                raw: std::mem::take(raw),
+            },
+            _ => Coded {
+                header,
+                streams,
+                raw: std::mem::take(raw),
+            },
+        };
+    let modelled = if looks_incompressible(config, seed, raw, cancel) {
         None
     } else {
         config.encode_block(seed, raw, cancel)
@@ -592,19 +619,17 @@ fn code_block(config: &ModelConfig, seed: u64, raw: &mut Vec<u8>, cancel: &Cance
             raw_check: check,
             stream_lens: streams.iter().map(|s| s.len() as u32).collect(),
         };
-        if modelled.encoded_len() + payload_len < stored.encoded_len() + raw.len() {
-            return Coded {
-                header: header_bytes(&modelled),
-                streams,
-                raw: std::mem::take(raw),
-            };
+        let len = modelled.encoded_len() + payload_len;
+        if len < stored.encoded_len() + raw.len() {
+            return best(len, header_bytes(&modelled), streams, raw);
         }
     }
-    Coded {
-        header: header_bytes(&stored),
-        streams: Vec::new(),
-        raw: std::mem::take(raw),
-    }
+    best(
+        stored.encoded_len() + raw.len(),
+        header_bytes(&stored),
+        Vec::new(),
+        raw,
+    )
 }
 
 /// The header of an empty input's archive: the store model (no `params`),

@@ -38,6 +38,8 @@ pub enum BlockType {
     Stored,
     /// `0x01`: coded by the model.
     Modelled,
+    /// `0x02`: cut into segments, some transformed (section 8, issue 17).
+    Segmented,
     /// `0xFF`: the end record.
     End,
 }
@@ -47,6 +49,7 @@ impl BlockType {
         match b {
             0x00 => Ok(BlockType::Stored),
             0x01 => Ok(BlockType::Modelled),
+            0x02 => Ok(BlockType::Segmented),
             0xFF => Ok(BlockType::End),
             other => Err(Error::InvalidField {
                 field: "block_type",
@@ -60,6 +63,7 @@ impl BlockType {
         match self {
             BlockType::Stored => 0x00,
             BlockType::Modelled => 0x01,
+            BlockType::Segmented => 0x02,
             BlockType::End => 0xFF,
         }
     }
@@ -327,6 +331,16 @@ impl Record {
                                 what: "payload_len of a stored block",
                                 expected: raw_len.into(),
                                 found: payload_len.into(),
+                            });
+                        }
+                    }
+                    // Section 8 (issue 17): the segment table is in the payload.
+                    BlockType::Segmented => {
+                        if header.model_id == 0 {
+                            return Err(Error::InvalidField {
+                                field: "block_type",
+                                value: 2,
+                                why: "model store has no segmented blocks",
                             });
                         }
                     }
@@ -603,7 +617,7 @@ mod tests {
             .contains("stored")
         );
         assert!(
-            Record::read(&mut &[0x02][..], &h)
+            Record::read(&mut &[0x03][..], &h)
                 .unwrap_err()
                 .to_string()
                 .contains("block_type")

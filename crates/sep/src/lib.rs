@@ -137,6 +137,7 @@ mod mix;
 pub mod neural;
 mod pipeline;
 mod preset;
+pub mod segment; // issue 17: transforms inside a block
 
 pub use codec::{Model, ModelConfig};
 pub use decoder::model_memory_bound;

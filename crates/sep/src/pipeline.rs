@@ -50,7 +50,7 @@ pub const MAX_THREADS: usize = 256;
 /// steps and stop early. Models also report through it the bytes they have
 /// coded (see [`Progress`]).
 #[derive(Debug, Default)]
-pub(crate) struct Cancel(AtomicBool, Progress);
+pub(crate) struct Cancel(Arc<AtomicBool>, Progress);
 
 impl Cancel {
     /// Whether the work should stop.
@@ -61,6 +61,13 @@ impl Cancel {
 
     fn set(&self) {
         self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// The same flag with a progress count of its own, for work whose bytes
+    /// must not count (a probe, or a transform's inner bytes, coded before or
+    /// beside the block itself).
+    pub(crate) fn quiet(&self) -> Cancel {
+        Cancel(Arc::clone(&self.0), Progress::default())
     }
 
     /// Records that a model has coded `bytes` more bytes of a block.
@@ -179,7 +186,7 @@ impl<J: Send + 'static, R: Send + 'static> Pipeline<J, R> {
                 }),
                 work: Condvar::new(),
                 done: Condvar::new(),
-                cancel: Cancel(AtomicBool::new(false), progress),
+                cancel: Cancel(Arc::new(AtomicBool::new(false)), progress),
                 job: Box::new(job),
                 threads,
             }),

@@ -11,7 +11,7 @@ mod targets;
 
 use std::path::{Path, PathBuf};
 
-const TARGETS: [&str; 7] = [
+const TARGETS: [&str; 8] = [
     "header",
     "decode_order2",
     "decode_neural",
@@ -19,6 +19,7 @@ const TARGETS: [&str; 7] = [
     "decode_mix2",
     "decode_hybrid",
     "roundtrip",
+    "transforms",
 ];
 
 fn fuzz_dir() -> PathBuf {
@@ -29,6 +30,7 @@ fn run(target: &str, data: &[u8]) {
     match target {
         "header" => targets::header(data),
         "roundtrip" => targets::roundtrip(data),
+        "transforms" => targets::transforms(data),
         decode => targets::decode_blocks(&targets::decode_model(decode), data),
     }
 }

@@ -1,0 +1,380 @@
+//! Segmented blocks (block type `0x02`, doc/FORMAT.md section 8): a block
+//! whose content was cut into segments, some of them transformed (JPEG,
+//! deflate, x86; crate `sep-transform`), with the segment table and the
+//! reconstruction data in its payload and the transformed content coded by
+//! the archive's model.
+//!
+//! [`encode`] is the encoder's side (detection, verified transforms, coding),
+//! [`decode`] the decoder's, and [`list`] reads a table for listings. Every
+//! length in a table is checked before anything is allocated for it.
+
+use crate::codec::ModelConfig;
+use crate::error::{Error, Result};
+use crate::format::MAX_MODEL_MEMORY;
+use crate::pipeline::Cancel;
+use sep_transform::{Kind, Plan, Segment};
+
+/// The transforms themselves (crate `sep-transform`), for tools and fuzzing.
+pub use sep_transform as transform;
+pub use sep_transform::Kind as TransformKind;
+
+/// The first byte of a segmented block.
+pub const SEGMENTED_BLOCK_TYPE: u8 = 0x02;
+
+/// One entry of a segment table, as [`list`] reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SegmentInfo {
+    /// Its transform.
+    pub kind: TransformKind,
+    /// Content bytes it covers.
+    pub raw_len: u32,
+    /// Bytes it gives the model.
+    pub inner_len: u32,
+    /// Bytes of reconstruction data.
+    pub extra_len: u32,
+}
+
+fn write_varint(out: &mut Vec<u8>, mut v: u32) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads a minimal LEB128 value below 2^32 from `p` at `*at`.
+fn read_varint(p: &[u8], at: &mut usize, field: &'static str) -> Result<u32> {
+    let mut v = 0u64;
+    for k in 0..5 {
+        let b = *p.get(*at).ok_or(Error::Truncated { what: field })?;
+        *at += 1;
+        v |= u64::from(b & 0x7F) << (7 * k);
+        if b & 0x80 == 0 {
+            if (b == 0 && k > 0) || v > u64::from(u32::MAX) {
+                return Err(Error::InvalidField {
+                    field,
+                    value: v,
+                    why: "must be a minimal varint below 2^32",
+                });
+            }
+            return Ok(v as u32);
+        }
+    }
+    Err(Error::InvalidField {
+        field,
+        value: v,
+        why: "varint longer than 5 bytes",
+    })
+}
+
+/// The payload of a segmented block for `raw`, or `None` when no transform
+/// applies or the model is `store`.
+pub(crate) fn encode(
+    config: &ModelConfig,
+    seed: u64,
+    raw: &[u8],
+    cancel: &Cancel,
+) -> Option<Vec<u8>> {
+    // SEP_TRANSFORMS=0 turns segmented blocks off (for measuring what they
+    // buy, bench/transform-set.sh); the archive is then what sep wrote
+    // before them.
+    if matches!(config, ModelConfig::Store)
+        || std::env::var_os("SEP_TRANSFORMS").is_some_and(|v| v == "0")
+    {
+        return None;
+    }
+    let Plan {
+        segments,
+        mut inner,
+    } = sep_transform::analyse(raw)?;
+    let streams = if inner.is_empty() {
+        Vec::new()
+    } else {
+        config.encode_block(seed, &mut inner, cancel)?
+    };
+    let mut p = Vec::new();
+    write_varint(&mut p, segments.len() as u32);
+    for s in &segments {
+        p.push(s.kind as u8);
+        write_varint(&mut p, s.raw_len);
+        write_varint(&mut p, s.inner_len);
+        write_varint(&mut p, s.extra.len() as u32);
+    }
+    write_varint(&mut p, streams.len() as u32);
+    for s in &streams {
+        write_varint(&mut p, s.len() as u32);
+    }
+    for s in &segments {
+        p.extend_from_slice(&s.extra);
+    }
+    for s in &streams {
+        p.extend_from_slice(s);
+    }
+    Some(p)
+}
+
+/// A parsed, validated table: the segments (with their lengths), the stream
+/// lengths, and where the reconstruction data starts in the payload.
+struct Table {
+    segments: Vec<SegmentInfo>,
+    stream_lens: Vec<u32>,
+    inner_len: usize,
+    data_at: usize,
+}
+
+fn bad(field: &'static str, value: u64, why: &'static str) -> Error {
+    Error::InvalidField { field, value, why }
+}
+
+fn read_table(payload: &[u8], raw_len: u32, max_streams: u32) -> Result<Table> {
+    let mut at = 0usize;
+    let count = read_varint(payload, &mut at, "segment_count")?;
+    if count == 0 || count > raw_len {
+        return Err(bad("segment_count", count.into(), "must be in 1..=raw_len"));
+    }
+    // Each entry takes at least 4 bytes: a count past the payload is
+    // refused before the table is allocated.
+    if count as usize > payload.len() / 4 {
+        return Err(Error::Truncated {
+            what: "segment table",
+        });
+    }
+    let mut segments = Vec::with_capacity(count as usize);
+    let (mut raw_sum, mut inner_sum, mut extra_sum) = (0u64, 0u64, 0u64);
+    for _ in 0..count {
+        let id = *payload.get(at).ok_or(Error::Truncated {
+            what: "segment table",
+        })?;
+        at += 1;
+        let kind = Kind::from_id(id).ok_or(bad(
+            "transform",
+            id.into(),
+            "unknown transform id (known: 0 none, 1 jpeg, 2 deflate, 3 x86)",
+        ))?;
+        let seg_raw = read_varint(payload, &mut at, "segment raw_len")?;
+        let seg_inner = read_varint(payload, &mut at, "segment inner_len")?;
+        let seg_extra = read_varint(payload, &mut at, "segment extra_len")?;
+        if seg_raw == 0 {
+            return Err(bad("segment raw_len", 0, "must be at least 1"));
+        }
+        raw_sum += u64::from(seg_raw);
+        if raw_sum > u64::from(raw_len) {
+            return Err(bad(
+                "segment raw_len",
+                raw_sum,
+                "segments reach past the end of the block",
+            ));
+        }
+        let ok = match kind {
+            Kind::None | Kind::X86 => seg_inner == seg_raw && seg_extra == 0,
+            Kind::Jpeg => seg_inner == 0 && seg_extra > 0,
+            Kind::Deflate => seg_extra > 0,
+        };
+        if !ok {
+            return Err(bad(
+                "segment inner_len",
+                seg_inner.into(),
+                "lengths do not fit the segment's transform",
+            ));
+        }
+        inner_sum += u64::from(seg_inner);
+        extra_sum += u64::from(seg_extra);
+        segments.push(SegmentInfo {
+            kind,
+            raw_len: seg_raw,
+            inner_len: seg_inner,
+            extra_len: seg_extra,
+        });
+    }
+    if raw_sum != u64::from(raw_len) {
+        return Err(Error::LengthMismatch {
+            what: "sum of segment raw_len",
+            expected: raw_len.into(),
+            found: raw_sum,
+        });
+    }
+    let limit = sep_transform::inner_limit(raw_len as usize) as u64;
+    if inner_sum > limit {
+        return Err(Error::LimitExceeded {
+            what: "transformed content of a block (sum of inner_len)",
+            value: inner_sum,
+            limit,
+        });
+    }
+    let streams = read_varint(payload, &mut at, "stream_count")?;
+    let want = if inner_sum == 0 {
+        0..=0
+    } else {
+        1..=max_streams.min(inner_sum as u32)
+    };
+    if !want.contains(&streams) {
+        return Err(bad(
+            "stream_count",
+            streams.into(),
+            "must be 0 without transformed content, else 1..=min(streams, inner length)",
+        ));
+    }
+    if streams as usize > payload.len() - at {
+        return Err(Error::Truncated {
+            what: "stream lengths",
+        });
+    }
+    let mut stream_lens = Vec::with_capacity(streams as usize);
+    let mut stream_sum = 0u64;
+    for _ in 0..streams {
+        let l = read_varint(payload, &mut at, "stream_len")?;
+        stream_sum += u64::from(l);
+        stream_lens.push(l);
+    }
+    let rest = (payload.len() - at) as u64;
+    if extra_sum + stream_sum != rest {
+        return Err(Error::LengthMismatch {
+            what: "reconstruction data and streams of a segmented block",
+            expected: extra_sum + stream_sum,
+            found: rest,
+        });
+    }
+    Ok(Table {
+        segments,
+        stream_lens,
+        inner_len: inner_sum as usize,
+        data_at: at,
+    })
+}
+
+/// The segment table of a segmented block's payload, validated.
+pub fn list(payload: &[u8], raw_len: u32, max_streams: u32) -> Result<Vec<SegmentInfo>> {
+    read_table(payload, raw_len, max_streams).map(|t| t.segments)
+}
+
+/// Decodes the payload of segmented block number `block` of its archive
+/// into `out` (cleared first).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn decode(
+    config: &ModelConfig,
+    block: u64,
+    seed: u64,
+    max_streams: u32,
+    payload: &[u8],
+    raw_len: u32,
+    out: &mut Vec<u8>,
+    cancel: &Cancel,
+) -> Result<()> {
+    let t = read_table(payload, raw_len, max_streams)?;
+    if t.inner_len > 0 {
+        let memory = config.memory_bytes(t.inner_len as u64);
+        if memory > MAX_MODEL_MEMORY {
+            return Err(Error::LimitExceeded {
+                what: "model state for the transformed content of a block",
+                value: memory,
+                limit: MAX_MODEL_MEMORY,
+            });
+        }
+    }
+    let mut at = t.data_at;
+    let mut segments = Vec::with_capacity(t.segments.len());
+    for s in &t.segments {
+        let end = at + s.extra_len as usize;
+        segments.push(Segment {
+            kind: s.kind,
+            raw_len: s.raw_len,
+            inner_len: s.inner_len,
+            extra: payload[at..end].to_vec(),
+        });
+        at = end;
+    }
+    let mut inner = vec![0u8; t.inner_len];
+    if t.inner_len > 0 {
+        let mut streams = Vec::with_capacity(t.stream_lens.len());
+        for &l in &t.stream_lens {
+            streams.push(&payload[at..at + l as usize]);
+            at += l as usize;
+        }
+        config.decode_block(block, seed, &streams, &mut inner, cancel)?;
+    }
+    out.clear();
+    out.reserve(raw_len as usize);
+    sep_transform::restore(&segments, &inner, out).map_err(|_| {
+        bad(
+            "segment reconstruction data",
+            0,
+            "does not restore its segment (broken transform data)",
+        )
+    })?;
+    if out.len() != raw_len as usize {
+        return Err(Error::LengthMismatch {
+            what: "restored segmented block",
+            expected: raw_len.into(),
+            found: out.len() as u64,
+        });
+    }
+    Ok(())
+}
+
+/// One block of an archive as [`list_blocks`] reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockSegments {
+    /// Which archive (0 for the first of concatenated ones).
+    pub archive: usize,
+    /// The block's number within its archive.
+    pub index: u64,
+    /// Its type.
+    pub block_type: crate::format::BlockType,
+    /// Content bytes.
+    pub raw_len: u32,
+    /// Payload bytes.
+    pub payload_len: u32,
+    /// For a segmented block, its segment table; otherwise empty.
+    pub segments: Vec<SegmentInfo>,
+}
+
+/// Lists every block of every archive in `r` with its segment table,
+/// without decoding; segmented payloads are read (bounded by `raw_len`) to
+/// validate their tables.
+pub fn list_blocks<R: std::io::Read>(mut r: R) -> Result<Vec<BlockSegments>> {
+    use crate::format::{BlockType, MAGIC, Record};
+    use std::io::Read;
+    let mut out = Vec::new();
+    let mut header = crate::decoder::read_header(&mut r)?;
+    let mut archive = 0usize;
+    loop {
+        let (max_streams, _, _) = ModelConfig::from_header(&header)?.header_fields();
+        let mut index = 0u64;
+        while let Record::Block(bh) = Record::read(&mut r, &header)? {
+            let mut payload = Vec::new();
+            (&mut r)
+                .take(bh.payload_len.into())
+                .read_to_end(&mut payload)?;
+            if payload.len() != bh.payload_len as usize {
+                return Err(Error::Truncated {
+                    what: "block payload",
+                });
+            }
+            let segments = if bh.block_type == BlockType::Segmented {
+                list(&payload, bh.raw_len, max_streams)?
+            } else {
+                Vec::new()
+            };
+            out.push(BlockSegments {
+                archive,
+                index,
+                block_type: bh.block_type,
+                raw_len: bh.raw_len,
+                payload_len: bh.payload_len,
+                segments,
+            });
+            index += 1;
+        }
+        let mut magic = [0u8; 4];
+        match r.read(&mut magic[..1])? {
+            0 => return Ok(out),
+            _ => {
+                if r.read_exact(&mut magic[1..]).is_err() || magic != MAGIC {
+                    return Err(Error::TrailingData);
+                }
+            }
+        }
+        header = crate::format::Header::read_after_magic(&mut r)?;
+        archive += 1;
+    }
+}

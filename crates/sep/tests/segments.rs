@@ -1,0 +1,235 @@
+//! Segmented blocks (issue 17, doc/FORMAT.md section 8): JPEG, deflate and x86
+//! transforms round-trip through the archive, are chosen only when they make
+//! the block smaller, and crafted segment tables fail with one-line errors.
+
+use sep::format::BlockType;
+use sep::segment::{TransformKind, list_blocks};
+use std::path::PathBuf;
+
+fn input(name: &str) -> Vec<u8> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/inputs");
+    std::fs::read(p.join(name)).expect("golden input")
+}
+
+fn compress(data: &[u8]) -> Vec<u8> {
+    sep::compress(data, &sep::Options::default()).expect("compress")
+}
+
+/// The kinds of the segments of an archive's only block.
+fn kinds(archive: &[u8]) -> (BlockType, Vec<TransformKind>) {
+    let blocks = list_blocks(archive).expect("list");
+    assert_eq!(blocks.len(), 1);
+    (
+        blocks[0].block_type,
+        blocks[0].segments.iter().map(|s| s.kind).collect(),
+    )
+}
+
+#[test]
+fn jpeg_is_recoded_by_lepton_and_round_trips() {
+    let jpeg = input("fireworks.crop128x96.jpg");
+    let archive = compress(&jpeg);
+    assert_eq!(
+        kinds(&archive),
+        (BlockType::Segmented, vec![TransformKind::Jpeg])
+    );
+    assert_eq!(sep::decompress(&archive).unwrap(), jpeg);
+    // Embedded between other bytes, it is found too.
+    let mut mixed = b"some text before the image ".repeat(20);
+    mixed.extend_from_slice(&jpeg);
+    mixed.extend_from_slice(&b"and some after".repeat(20));
+    let archive = compress(&mixed);
+    let (ty, k) = kinds(&archive);
+    assert_eq!(ty, BlockType::Segmented);
+    assert!(k.contains(&TransformKind::Jpeg), "{k:?}");
+    assert_eq!(sep::decompress(&archive).unwrap(), mixed);
+    // Identical for any thread count.
+    let t4 = sep::compress(
+        &mixed,
+        &sep::Options {
+            threads: 4,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(t4, archive);
+}
+
+#[test]
+fn gzip_stream_is_inflated_and_round_trips() {
+    let gz = input("grammar.lsp.gz");
+    let archive = compress(&gz);
+    assert_eq!(
+        kinds(&archive),
+        (
+            BlockType::Segmented,
+            vec![
+                TransformKind::None,
+                TransformKind::Deflate,
+                TransformKind::None
+            ]
+        )
+    );
+    assert_eq!(sep::decompress(&archive).unwrap(), gz);
+    let segs = &list_blocks(&archive[..]).unwrap()[0].segments;
+    // The model sees the inflated text (grammar.lsp, 3721 bytes).
+    assert_eq!(segs[1].inner_len, 3721);
+}
+
+#[test]
+fn x86_code_gets_e8e9_and_round_trips() {
+    let code = input("x86.text16k");
+    let archive = compress(&code);
+    let (ty, k) = kinds(&archive);
+    assert_eq!(ty, BlockType::Segmented);
+    assert!(k.contains(&TransformKind::X86), "{k:?}");
+    assert_eq!(sep::decompress(&archive).unwrap(), code);
+}
+
+#[test]
+fn text_without_streams_gets_a_plain_block() {
+    let text = input("grammar.lsp");
+    let (ty, k) = kinds(&compress(&text));
+    assert_eq!(ty, BlockType::Modelled);
+    assert!(k.is_empty());
+}
+
+/// A raw deflate stream (fixed Huffman codes) of one zero byte and then
+/// `repeats` copies of 258 bytes at distance 1: 13 bits per 258 bytes.
+fn deflate_bomb(repeats: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    let (mut acc, mut n) = (0u32, 0u32);
+    let mut put = |code: u32, len: u32, out: &mut Vec<u8>| {
+        // Huffman codes go most significant bit first.
+        for i in (0..len).rev() {
+            acc |= ((code >> i) & 1) << n;
+            n += 1;
+            if n == 8 {
+                out.push(acc as u8);
+                (acc, n) = (0, 0);
+            }
+        }
+    };
+    put(1, 1, &mut out); // BFINAL
+    put(0b10, 2, &mut out); // BTYPE 01, least significant bit first
+    put(0x30, 8, &mut out); // literal 0
+    for _ in 0..repeats {
+        put(0xC5, 8, &mut out); // length 258 (code 285)
+        put(0, 5, &mut out); // distance 1
+    }
+    put(0, 7, &mut out); // end of block
+    put(0, 7, &mut out); // flush
+    out
+}
+
+#[test]
+fn an_inflate_bomb_is_capped_and_coded_untransformed() {
+    // 16 MiB inflated from ~26 KiB: past 4 * raw_len + 1 MiB.
+    let mut bomb = vec![0x78, 0xDA];
+    bomb.extend(deflate_bomb(65_000));
+    bomb.extend_from_slice(b"tail");
+    let archive = compress(&bomb);
+    let (_, k) = kinds(&archive);
+    assert!(!k.contains(&TransformKind::Deflate), "{k:?}");
+    assert_eq!(sep::decompress(&archive).unwrap(), bomb);
+    // A small one of the same shape is inflated.
+    let mut small = vec![0x78, 0xDA];
+    small.extend(deflate_bomb(400));
+    assert!(sep_transform_kinds(&small).contains(&TransformKind::Deflate));
+}
+
+fn sep_transform_kinds(data: &[u8]) -> Vec<TransformKind> {
+    sep_transform::analyse(data)
+        .map(|p| p.segments.iter().map(|s| s.kind).collect())
+        .unwrap_or_default()
+}
+
+/// Offset of the first block's payload in a one-archive file.
+fn payload_at(archive: &[u8]) -> usize {
+    sep::read_header(&mut &archive[..])
+        .unwrap()
+        .to_bytes()
+        .len()
+        + 16
+}
+
+/// Decoding must fail with a one-line error, without a panic.
+fn must_fail(archive: &[u8], what: &str) -> String {
+    let e = sep::decompress(archive).expect_err(what).to_string();
+    assert!(!e.contains('\n'), "{what}: {e}");
+    e
+}
+
+/// A damaged archive either fails with a one-line error or (where the damage
+/// hits bytes the decoder never needs, such as a range coder's last bits)
+/// still gives the original; never other bytes, never a panic.
+fn fails_or_original(archive: &[u8], original: &[u8], what: &str) {
+    match sep::decompress(archive) {
+        Ok(d) => assert_eq!(d, original, "{what}: wrong data, no error"),
+        Err(e) => assert!(!e.to_string().contains('\n'), "{what}: {e}"),
+    }
+}
+
+#[test]
+fn crafted_segment_tables_are_refused() {
+    let jpeg = input("fireworks.crop128x96.jpg");
+    let archive = compress(&jpeg);
+    let p = payload_at(&archive);
+    // The table: count 1, transform 1, raw_len (2-byte varint), inner 0,
+    // extra_len (2-byte varint), stream_count 0, then the lepton bytes.
+    assert_eq!(archive[p], 1);
+    assert_eq!(archive[p + 1], 1);
+
+    let mut a = archive.clone();
+    a[p + 1] = 9;
+    let e = must_fail(&a, "unknown transform");
+    assert!(e.contains("unknown transform id"), "{e}");
+
+    let mut a = archive.clone();
+    a[p + 3] += 1; // raw_len past the block
+    let e = must_fail(&a, "past the block");
+    assert!(e.contains("past the end of the block"), "{e}");
+
+    let mut a = archive.clone();
+    a[p + 2] -= 1; // raw_len short of the block
+    let e = must_fail(&a, "short");
+    assert!(e.contains("sum of segment raw_len"), "{e}");
+
+    let mut a = archive.clone();
+    a[p] = 2; // two segments, the second one's entry is lepton bytes
+    must_fail(&a, "count");
+
+    let mut a = archive.clone();
+    a[p + 4] = 5; // a JPEG segment that gives the model bytes
+    must_fail(&a, "inner of jpeg");
+
+    let mut a = archive.clone();
+    a[p + 7] = 1; // a stream count without transformed content
+    must_fail(&a, "stream count");
+
+    // Broken reconstruction data: a spread of bytes of the lepton data,
+    // flipped, fail cleanly.
+    let start = p + 8;
+    for k in (start..archive.len() - 24).step_by(97) {
+        let mut a = archive.clone();
+        a[k] ^= 0x5A;
+        fails_or_original(&a, &jpeg, "broken lepton data");
+    }
+}
+
+#[test]
+fn crafted_deflate_and_x86_data_are_refused() {
+    for name in ["grammar.lsp.gz", "x86.text16k"] {
+        let original = input(name);
+        let archive = compress(&original);
+        let p = payload_at(&archive);
+        let step = (archive.len() - 24 - p) / 16 + 1;
+        for k in (p..archive.len() - 24).step_by(step) {
+            for x in [0x01u8, 0xFF] {
+                let mut a = archive.clone();
+                a[k] ^= x;
+                fails_or_original(&a, &original, name);
+            }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+//! Deflate segments: inflated by `preflate-rs` (pinned 0.7.6), which also
+//! records how to re-create the exact compressed bytes.
+
+use preflate_rs::{PreflateConfig, preflate_whole_deflate_stream, recreate_whole_deflate_stream};
+
+/// Smallest stream worth a segment.
+const MIN_STREAM: usize = 32;
+
+/// Inflates the raw deflate stream at the start of `data`, returning its
+/// length, the plain text and the reconstruction data; gives up when the
+/// plain text would pass `limit` bytes (an inflate bomb).
+pub fn encode(data: &[u8], limit: usize) -> Result<(usize, Vec<u8>, Vec<u8>), String> {
+    crate::guarded("deflate", || {
+        let config = PreflateConfig {
+            max_chain_length: 4096,
+            plain_text_limit: limit,
+            verify_compression: false,
+        };
+        let (result, plain) =
+            preflate_whole_deflate_stream(data, &config).map_err(|e| format!("deflate: {e:?}"))?;
+        if result.compressed_size < MIN_STREAM {
+            return Err("deflate: too short".into());
+        }
+        Ok((
+            result.compressed_size,
+            plain.text().to_vec(),
+            result.corrections,
+        ))
+    })
+}
+
+/// The deflate stream of `raw_len` bytes that `plain` and `extra` re-create.
+pub fn decode(plain: &[u8], extra: &[u8], raw_len: usize) -> Result<Vec<u8>, String> {
+    crate::guarded("deflate", || {
+        let out = recreate_whole_deflate_stream(plain, extra).map_err(|e| {
+            format!(
+                "deflate segment: broken reconstruction data ({:?})",
+                e.exit_code()
+            )
+        })?;
+        if out.len() != raw_len {
+            return Err(format!(
+                "deflate segment: re-created {} bytes, expected {raw_len}",
+                out.len()
+            ));
+        }
+        Ok(out)
+    })
+}

@@ -1,0 +1,209 @@
+//! Reversible transforms inside a sep block (doc/FORMAT.md, section 8).
+//!
+//! A detector ([`detect`]) cuts a block's content into typed segments; each
+//! segment gets a transform ([`Kind`]): none, JPEG (re-coded by `lepton_jpeg`),
+//! deflate (inflated, with `preflate-rs` reconstruction data) or x86 (E8/E9
+//! call and jump targets made absolute). [`analyse`] runs the forward
+//! transforms and, for each, the inverse, keeping a transform only when the
+//! inverse gives back the exact bytes; [`restore`] is the decoder's side.
+//!
+//! Every function here takes untrusted input and returns an error (a short
+//! message) instead of panicking; the two external codecs are also run under
+//! `catch_unwind`, so a panic inside them becomes an error too.
+
+mod deflate;
+pub mod detect;
+mod jpeg;
+mod x86;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+/// The transform of one segment; the numbers are the format's `transform` ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// 0: the bytes are coded as they are.
+    None = 0,
+    /// 1: a JPEG image re-coded by `lepton_jpeg` 0.5.8; the lepton bytes are
+    /// the segment's reconstruction data, nothing goes to the model.
+    Jpeg = 1,
+    /// 2: a raw deflate stream; the inflated bytes go to the model, the
+    /// `preflate-rs` 0.7.6 reconstruction data beside them.
+    Deflate = 2,
+    /// 3: x86 machine code; the rel32 operand of every E8 (call) and E9 (jmp)
+    /// byte is made absolute (see [`x86`](crate::x86_forward)).
+    X86 = 3,
+}
+
+impl Kind {
+    /// The kind with format id `id`, if there is one.
+    pub fn from_id(id: u8) -> Option<Kind> {
+        match id {
+            0 => Some(Kind::None),
+            1 => Some(Kind::Jpeg),
+            2 => Some(Kind::Deflate),
+            3 => Some(Kind::X86),
+            _ => None,
+        }
+    }
+
+    /// Its name, for listings.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::None => "none",
+            Kind::Jpeg => "jpeg",
+            Kind::Deflate => "deflate",
+            Kind::X86 => "x86",
+        }
+    }
+}
+
+/// One segment of a block after the forward transform.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segment {
+    /// Its transform.
+    pub kind: Kind,
+    /// Bytes of the block's content it covers.
+    pub raw_len: u32,
+    /// Bytes it contributes to the content the model codes.
+    pub inner_len: u32,
+    /// Reconstruction data (lepton bytes for JPEG, preflate data for deflate).
+    pub extra: Vec<u8>,
+}
+
+/// A block after the forward transforms: its segments and the bytes the
+/// model codes (every segment's inner bytes, in order).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// The segments, in content order, covering the whole block.
+    pub segments: Vec<Segment>,
+    /// The content the model codes.
+    pub inner: Vec<u8>,
+}
+
+/// The most bytes a block of `raw_len` bytes may have the model code after
+/// its transforms (inflated data is larger than the stream it came from):
+/// `4 * raw_len + 2^23`, at most 2^30. A decoder checks a segment table
+/// against it before allocating.
+pub fn inner_limit(raw_len: usize) -> usize {
+    (raw_len.saturating_mul(4).saturating_add(8 << 20)).min(1 << 30)
+}
+
+/// Runs `f`, turning a panic into an error.
+fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| Err(format!("{what}: the codec failed")))
+}
+
+/// Detects segments in `data` and transforms them, verifying each transform
+/// by its inverse. Returns `None` when no transform applies (the block is
+/// then coded as before).
+pub fn analyse(data: &[u8]) -> Option<Plan> {
+    let found = detect::detect(data);
+    if found.is_empty() {
+        return None;
+    }
+    let limit = inner_limit(data.len());
+    let mut segments = Vec::new();
+    let mut inner = Vec::new();
+    let mut at = 0usize;
+    let plain = |from: usize, to: usize, segments: &mut Vec<Segment>, inner: &mut Vec<u8>| {
+        if to > from {
+            segments.push(Segment {
+                kind: Kind::None,
+                raw_len: (to - from) as u32,
+                inner_len: (to - from) as u32,
+                extra: Vec::new(),
+            });
+            inner.extend_from_slice(&data[from..to]);
+        }
+    };
+    let mut any = false;
+    for cand in found {
+        if cand.start < at || cand.end > data.len() || cand.start >= cand.end {
+            continue;
+        }
+        // Room left for inner bytes: what follows this segment is at most
+        // copied as it is.
+        let room = limit.saturating_sub(inner.len() + (data.len() - cand.start));
+        let Some((len, seg_inner, extra)) =
+            forward_verified(cand.kind, &data[cand.start..cand.end], room)
+        else {
+            continue;
+        };
+        let bytes = &data[cand.start..cand.start + len];
+        plain(at, cand.start, &mut segments, &mut inner);
+        segments.push(Segment {
+            kind: cand.kind,
+            raw_len: bytes.len() as u32,
+            inner_len: seg_inner.len() as u32,
+            extra,
+        });
+        inner.extend_from_slice(&seg_inner);
+        at = cand.start + len;
+        any = true;
+    }
+    if !any {
+        return None;
+    }
+    plain(at, data.len(), &mut segments, &mut inner);
+    Some(Plan { segments, inner })
+}
+
+/// The forward transform of `bytes` as `kind`: the length it covers (a
+/// deflate stream may end before `bytes` does), the inner bytes and the
+/// reconstruction data; kept only if the inverse gives the covered bytes
+/// back exactly and the inner bytes fit in `room`.
+fn forward_verified(kind: Kind, bytes: &[u8], room: usize) -> Option<(usize, Vec<u8>, Vec<u8>)> {
+    let (len, inner, extra) = match kind {
+        Kind::None => return None,
+        Kind::Jpeg => (bytes.len(), Vec::new(), jpeg::encode(bytes).ok()?),
+        Kind::Deflate => deflate::encode(bytes, room).ok()?,
+        Kind::X86 => (bytes.len(), x86::forward(bytes), Vec::new()),
+    };
+    if inner.len() > room || len == 0 || len > bytes.len() || len > u32::MAX as usize {
+        return None;
+    }
+    let back = inverse(kind, &inner, &extra, len).ok()?;
+    (back == bytes[..len]).then_some((len, inner, extra))
+}
+
+/// The inverse transform of one segment: its original bytes, which must be
+/// exactly `raw_len` long.
+pub fn inverse(kind: Kind, inner: &[u8], extra: &[u8], raw_len: usize) -> Result<Vec<u8>, String> {
+    let out = match kind {
+        Kind::None => inner.to_vec(),
+        Kind::Jpeg => jpeg::decode(extra, raw_len)?,
+        Kind::Deflate => deflate::decode(inner, extra, raw_len)?,
+        Kind::X86 => x86::inverse(inner),
+    };
+    if out.len() != raw_len {
+        return Err(format!(
+            "{} segment restored to {} bytes, expected {raw_len}",
+            kind.name(),
+            out.len()
+        ));
+    }
+    Ok(out)
+}
+
+/// Rebuilds a block from its segments and the decoded inner bytes, appending
+/// to `out`. The caller has checked that the segments' `inner_len` sum to
+/// `inner.len()` and that each `extra` is the segment's own.
+pub fn restore(segments: &[Segment], inner: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    let mut at = 0usize;
+    for s in segments {
+        let end = at
+            .checked_add(s.inner_len as usize)
+            .filter(|&e| e <= inner.len())
+            .ok_or("segment table: inner_len past the decoded content")?;
+        let bytes = &inner[at..end];
+        if s.kind == Kind::None {
+            out.extend_from_slice(bytes);
+        } else {
+            out.extend_from_slice(&inverse(s.kind, bytes, &s.extra, s.raw_len as usize)?);
+        }
+        at = end;
+    }
+    Ok(())
+}
+
+pub use x86::{forward as x86_forward, inverse as x86_inverse};
