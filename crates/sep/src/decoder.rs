@@ -789,6 +789,7 @@ mod tests {
         let (header, config) = crate::Options {
             model,
             block_size: Some(19),
+            small_blocks: true,
             ..crate::Options::default()
         }
         .header()
