@@ -157,7 +157,7 @@ pub struct Args {
 
     /// Decompress only archives whose estimated work is at most UNITS (about one
     /// multiply-add each, some 2.5e10 a second per core; suffixes K, M, G, T, P;
-    /// `none` for no limit) plus 2^30 per archive byte. Default 128T (2^47, about 90
+    /// none for no limit) plus 2^30 per archive byte. Default 128T (2^47, about 90
     /// minutes of one core): real archives stay within it; a tiny archive claiming
     /// years of work does not.
     #[arg(long, value_name = "UNITS", value_parser = crate::limits::parse_limit)]

@@ -429,6 +429,9 @@ fn model_label(h: &sep::format::Header) -> String {
             block_size: Some(h.block_size),
             seed: h.seed,
             content_length: h.content_length,
+            // The block size of a short input is its length, often under
+            // the minimum a caller may ask for.
+            small_blocks: true,
             ..sep::Options::default()
         };
         if let Ok((c, _)) = options.header()

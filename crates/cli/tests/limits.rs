@@ -199,7 +199,7 @@ fn memory_limit_picks_a_smaller_preset_or_refuses() {
     let archive = dir.path().join("t.sep");
     std::fs::write(&archive, &out).unwrap();
     let listed = sep()
-        .arg("-l")
+        .args(["-l", "-v"])
         .arg(&archive)
         .assert()
         .success()

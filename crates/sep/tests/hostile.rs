@@ -67,6 +67,7 @@ fn absurd_thread_counts_are_clamped_not_allocated() {
         let options = Options {
             model: Model::Order2,
             block_size: Some(1000),
+            small_blocks: true,
             threads,
             ..Options::default()
         };
@@ -90,6 +91,7 @@ fn junk_inside_a_stream_is_rejected() {
         let options = Options {
             model: model.clone(),
             block_size: Some(1500),
+            small_blocks: true,
             ..Options::default()
         };
         let archive = sep::compress(&data, &options).expect("compress");
@@ -138,6 +140,7 @@ fn a_short_block_in_the_middle_is_rejected() {
                 &Options {
                     model: model.clone(),
                     block_size: Some(1000),
+                    small_blocks: true,
                     ..Options::default()
                 },
             )

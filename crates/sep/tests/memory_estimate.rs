@@ -105,6 +105,7 @@ fn decoder_memory_is_an_upper_bound_of_the_measured_peak() {
             &Options {
                 model,
                 block_size: Some(block),
+                small_blocks: true,
                 ..Options::default()
             },
         )
