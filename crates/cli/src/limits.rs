@@ -66,21 +66,7 @@ pub fn max_work(args: &Args) -> Option<u64> {
 /// `/proc/meminfo`), so that sep leaves room for everything else; 4 GiB where the
 /// system does not say.
 pub fn default_memory() -> u64 {
-    mem_total().map_or(4 << 30, |t| t / 2)
-}
-
-/// `MemTotal` of `/proc/meminfo`, in bytes.
-fn mem_total() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kib: u64 = info
-        .lines()
-        .find_map(|l| l.strip_prefix("MemTotal:"))?
-        .trim()
-        .strip_suffix("kB")?
-        .trim()
-        .parse()
-        .ok()?;
-    Some(kib * 1024)
+    crate::memory::proc_kib("/proc/meminfo", "MemTotal:").map_or(4 << 30, |t| t / 2)
 }
 
 /// The memory limit: `--memory` if given, else [`default_memory`].

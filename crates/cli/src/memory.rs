@@ -10,16 +10,7 @@
 pub fn peak_rss() -> Option<u64> {
     #[cfg(target_os = "linux")]
     {
-        let status = std::fs::read_to_string("/proc/self/status").ok()?;
-        let kib: u64 = status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))?
-            .trim()
-            .strip_suffix("kB")?
-            .trim()
-            .parse()
-            .ok()?;
-        Some(kib * 1024)
+        proc_kib("/proc/self/status", "VmHWM:")
     }
     #[cfg(all(unix, not(target_os = "linux")))]
     {
@@ -48,4 +39,19 @@ pub fn cpu_time() -> Option<f64> {
     }
     #[cfg(not(unix))]
     None
+}
+
+/// The value of a `KEY:   N kB` line of a Linux `/proc` file (`/proc/meminfo`,
+/// `/proc/self/status`), in bytes.
+pub fn proc_kib(path: &str, key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let kib: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix(key))?
+        .trim()
+        .strip_suffix("kB")?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib * 1024)
 }
