@@ -192,26 +192,38 @@ link to a regular file needs -f, which replaces the link, not its target (as zst
 Exit codes: 0 success, 1 an input failed, 2 a usage error; killed by SIGINT, SIGTERM,
 SIGHUP or SIGPIPE as other tools (a shell shows 130, 143, 129, 141), leaving no output.";
 
-/// Parses `65536`, `64K`, `4M`, `16MiB`, `1G` (powers of 1024) as a block
-/// size, `sep::MIN_BLOCK_SIZE..=1G`.
-pub fn parse_size(s: &str) -> Result<u32, String> {
+/// Parses a byte count: digits and an optional unit, `K`, `M`, `G`, `T` or `P`
+/// (powers of 1024, also as `KB`/`KiB` and so on). `examples` goes into the
+/// message for a missing number.
+pub fn parse_bytes(s: &str, examples: &str) -> Result<u64, String> {
     let t = s.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let n: u64 = num
         .parse()
-        .map_err(|_| format!("'{s}' is not a size (examples: 65536, 64K, 16M)"))?;
+        .map_err(|_| format!("'{s}' is not a size (examples: {examples})"))?;
     let shift = match unit.to_ascii_lowercase().as_str() {
         "" | "b" => 0,
         "k" | "kb" | "kib" => 10,
         "m" | "mb" | "mib" => 20,
         "g" | "gb" | "gib" => 30,
-        _ => return Err(format!("'{s}': unknown unit '{unit}' (use K, M or G)")),
+        "t" | "tb" | "tib" => 40,
+        "p" | "pb" | "pib" => 50,
+        _ => {
+            return Err(format!(
+                "'{s}': unknown unit '{unit}' (use K, M, G, T or P)"
+            ));
+        }
     };
-    let v = n
-        .checked_shl(shift)
+    n.checked_shl(shift)
         .filter(|&v| v >> shift == n)
-        .ok_or_else(|| format!("'{s}' is too large"))?;
+        .ok_or_else(|| format!("'{s}' is too large"))
+}
+
+/// Parses `65536`, `64K`, `4M`, `16MiB`, `1G` (powers of 1024) as a block
+/// size, `sep::MIN_BLOCK_SIZE..=1G`.
+pub fn parse_size(s: &str) -> Result<u32, String> {
+    let v = parse_bytes(s, "65536, 64K, 16M")?;
     if v < u64::from(sep::MIN_BLOCK_SIZE) {
         return Err(format!(
             "'{s}' is below the minimum block size of {} bytes (4K): smaller blocks cannot pay for their headers",

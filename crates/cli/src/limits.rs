@@ -22,28 +22,7 @@ pub fn parse_limit(s: &str) -> Result<Limit, String> {
     if t.eq_ignore_ascii_case("none") {
         return Ok(Limit(None));
     }
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("'{s}' is not a size (examples: 512M, 2G, none)"))?;
-    let shift = match unit.to_ascii_lowercase().as_str() {
-        "" | "b" => 0,
-        "k" | "kb" | "kib" => 10,
-        "m" | "mb" | "mib" => 20,
-        "g" | "gb" | "gib" => 30,
-        "t" | "tb" | "tib" => 40,
-        "p" | "pb" | "pib" => 50,
-        _ => {
-            return Err(format!(
-                "'{s}': unknown unit '{unit}' (use K, M, G, T or P)"
-            ));
-        }
-    };
-    n.checked_shl(shift)
-        .filter(|&v| v >> shift == n)
-        .map(|v| Limit(Some(v)))
-        .ok_or_else(|| format!("'{s}' is too large"))
+    crate::args::parse_bytes(t, "512M, 2G, none").map(|v| Limit(Some(v)))
 }
 
 /// The output limit of a decompression: `--max-output` if given, else
