@@ -107,8 +107,15 @@ fn standard_input_of_unknown_length_is_streamed_in_blocks() {
 }
 
 /// `sep -v ARGS` on `input`: (standard output, peak memory in KiB).
+///
+/// glibc's malloc raises its mmap threshold the first time a large block is
+/// freed, and from then on keeps freed model tables cached in each thread's
+/// arena; which arenas end up holding one depends on thread timing, so the
+/// same run measured 14.2 or 18.0 MiB at random (CI failed on that). A fixed
+/// threshold makes the figure sep's own: what it holds, not what malloc keeps.
 fn peak(args: &[&str], input: &Path) -> (Vec<u8>, u64) {
     let out = sep()
+        .env("MALLOC_MMAP_THRESHOLD_", "65536")
         .args(args)
         .args(["-v", "-c"])
         .arg(input)
@@ -131,6 +138,9 @@ fn peak(args: &[&str], input: &Path) -> (Vec<u8>, u64) {
 #[test]
 fn peak_memory_does_not_grow_with_the_input_and_sep_l_predicts_it() {
     let dir = tempfile::tempdir().unwrap();
+    let tiny = dir.path().join("tiny");
+    fs::write(&tiny, b"tiny").unwrap();
+    let (_, base) = peak(&["-m", "store", "-T1"], &tiny);
     // Past the first few blocks, more input must not cost more memory.
     for (model, small_len, big_len) in [("store", 1 << 20, 16 << 20), ("order2", 1 << 20, 4 << 20)]
     {
@@ -184,7 +194,10 @@ fn peak_memory_does_not_grow_with_the_input_and_sep_l_predicts_it() {
             };
         let measured = d_big as f64;
         assert!(
-            expected_kib > measured * 0.6 && expected_kib < measured * 1.6,
+            // An upper bound of the heap sep holds (malloc's caching aside,
+            // see `peak`) over what any run holds (code, stacks, libc), and
+            // not a wild one.
+            expected_kib + base as f64 >= measured && expected_kib < measured * 2.5,
             "{model}: sep -l expects {expected_kib} KiB, decoding took {measured} KiB ({line})"
         );
     }
