@@ -4,6 +4,8 @@
 //! Exit codes: 0 success, 1 an input failed (bad archive, I/O error), 2 a
 //! usage error. Errors are one line on stderr, prefixed `sep: `.
 
+#![forbid(unsafe_code)]
+
 mod args;
 mod bench;
 mod limits;

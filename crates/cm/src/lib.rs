@@ -35,6 +35,8 @@
 //! assert_eq!(out, text);
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod apm;
 mod cm;
 mod hashtable;

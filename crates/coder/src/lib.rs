@@ -30,6 +30,8 @@
 //! assert_eq!(dec.code_bit(0, 60_000), 1);
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod quant;
 mod range;
 

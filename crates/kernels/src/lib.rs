@@ -2,8 +2,8 @@
 //!
 //! Every function here returns the same bits on every x86-64 or aarch64 CPU, for
 //! every thread count and every SIMD level, because the order of floating-point
-//! operations is part of each function's contract (see `DETERMINISM-KERNELS.md` in this
-//! crate, merged into `doc/DETERMINISM.md`):
+//! operations is part of each function's contract (see `doc/DETERMINISM.md`, section 2,
+//! of the repository):
 //!
 //! * a matrix product computes each output element as one chain
 //!   `acc = fma(a[i,p], b[p,j], acc)` for `p = 0..k` in order, starting from `0.0`
@@ -50,7 +50,7 @@
 //!
 //! where `max(a, b)` is `if a > b { a } else { b }`. Reductions down columns
 //! ([`sum_cols`], LayerNorm's `dgamma`/`dbeta`) are one chain per column over the rows in
-//! order. `DETERMINISM-KERNELS.md` lists every instance.
+//! order. `doc/DETERMINISM.md` section 2 lists every instance.
 //!
 //! Start with [`matmul`], [`matmul_tn`] and [`matmul_nt`]. The instruction set is
 //! detected at run time ([`active_isa`], overridable with `SEP_KERNELS_ISA` or

@@ -8,7 +8,7 @@
 //!
 //! Backbones are split in two so that a front end can be swapped: a byte front
 //! end (an embedding, or the semantics enhancement) produces features, and a
-//! [`Body`] maps features to logits. The backbones of SEP.md sections 3 and 4:
+//! [`Body`] maps features to logits. The backbones of doc/SEP-DESIGN.md sections 3 and 4:
 //!
 //! | backbone | front end | body | format id |
 //! |---|---|---|---|
@@ -25,6 +25,8 @@
 //! let logits = model.forward(&[1, 2, 3, 4, 5, 6, 7, 8], 2).to_vec();
 //! assert_eq!(logits.len(), 2 * 256);
 //! ```
+
+#![forbid(unsafe_code)]
 
 mod front;
 mod pac;
@@ -92,13 +94,13 @@ pub trait Body: Send {
 /// Which backbone, with all its hyperparameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BackboneConfig {
-    /// PAC (SEP.md section 3).
+    /// PAC (doc/SEP-DESIGN.md section 3).
     Pac(PacConfig),
-    /// TRACE (SEP.md section 3).
+    /// TRACE (doc/SEP-DESIGN.md section 3).
     Trace(TraceConfig),
-    /// PatchTST (SEP.md section 3).
+    /// PatchTST (doc/SEP-DESIGN.md section 3).
     PatchTst(PatchTstConfig),
-    /// The semantics enhancement in front of a body (SEP.md section 4).
+    /// The semantics enhancement in front of a body (doc/SEP-DESIGN.md section 4).
     Se(SeConfig),
 }
 

@@ -1,4 +1,4 @@
-//! PAC: the MLP backbone of SEP (SEP.md section 3), as the reference code
+//! PAC: the MLP backbone of SEP (doc/SEP-DESIGN.md section 3), as the reference code
 //! builds it.
 //!
 //! Shapes, for `rows` streams, context `L` bytes, embedding `E`, hidden

@@ -1,4 +1,4 @@
-//! PatchTST as SEP uses it (SEP.md section 3): softmax attention over byte tokens,
+//! PatchTST as SEP uses it (doc/SEP-DESIGN.md section 3): softmax attention over byte tokens,
 //! post-norm with batch normalisation across the batch.
 //!
 //! Shapes, for `rows` streams, context `L`, per-byte width `E`, `G` bytes per token,

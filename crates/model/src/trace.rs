@@ -1,4 +1,4 @@
-//! TRACE: the single-layer transformer backbone of SEP (SEP.md section 3), with the
+//! TRACE: the single-layer transformer backbone of SEP (doc/SEP-DESIGN.md section 3), with the
 //! last token computed alone.
 //!
 //! Shapes, for `rows` streams, context `L`, per-byte width `E`, `G` bytes per token,

@@ -140,7 +140,7 @@ fn config_round_trips_and_validates() {
         "2^5 does not divide 16"
     );
     assert!(PacConfig { context: 512, ..c }.validate().is_err());
-    // The paper's sizes (SEP.md): about 17 MFLOP forward per byte.
+    // The paper's sizes (doc/SEP-DESIGN.md): about 17 MFLOP forward per byte.
     let macs = c.forward_macs();
     assert!((8_000_000..9_000_000).contains(&macs), "{macs}");
 }

@@ -72,7 +72,7 @@ fn config_round_trips_and_validates() {
         assert!(msg.starts_with("PatchTST"), "{msg}");
         assert!(PatchTstConfig::from_bytes(&bad.to_bytes()).is_err());
     }
-    // SEP.md: ~78 MFLOP forward per byte (here the output map runs on the last token only).
+    // the paper (doc/SEP-DESIGN.md): ~78 MFLOP forward per byte (here the output map runs on the last token only).
     let macs = c.forward_macs();
     assert!((37_000_000..39_000_000).contains(&macs), "{macs}");
 }

@@ -87,7 +87,7 @@ fn config_round_trips_and_validates() {
         assert!(msg.starts_with("TRACE"), "{msg}");
         assert!(TraceConfig::from_bytes(&bad.to_bytes()).is_err());
     }
-    // SEP.md: ~13 MFLOP forward per byte with the last token alone, ~143 for all tokens.
+    // the paper (doc/SEP-DESIGN.md): ~13 MFLOP forward per byte with the last token alone, ~143 for all tokens.
     let macs = c.forward_macs();
     assert!((6_000_000..7_000_000).contains(&macs), "{macs}");
     let all = c.reference_macs();

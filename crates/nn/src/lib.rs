@@ -82,6 +82,8 @@
 //! }
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod activation;
 mod adam;
 mod attention;

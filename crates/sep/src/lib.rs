@@ -126,6 +126,8 @@
 //! matter only to callers who build a neural model by hand, so they live in
 //! [`neural`]; the container's structures are in [`format`](mod@format).
 
+#![forbid(unsafe_code)]
+
 mod codec;
 mod decoder;
 mod encoder;

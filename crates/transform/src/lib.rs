@@ -11,6 +11,8 @@
 //! message) instead of panicking; the two external codecs are also run under
 //! `catch_unwind`, so a panic inside them becomes an error too.
 
+#![forbid(unsafe_code)]
+
 mod deflate;
 pub mod detect;
 mod jpeg;

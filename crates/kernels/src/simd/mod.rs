@@ -5,7 +5,7 @@
 //! operation (or an exact bit manipulation) applied lane by lane, with the same result in
 //! every implementation, so a generic kernel gives the same bits whatever the lane count,
 //! as long as it never lets the lane count decide *which* elements are combined. That
-//! last rule is the kernel author's job (see `DETERMINISM-KERNELS.md`).
+//! last rule is the kernel author's job (see `doc/DETERMINISM.md` section 2).
 //!
 //! Semantics shared by all implementations:
 //! * `fma(a, b, c)` is `a * b + c` with one rounding (`f32::mul_add`);

@@ -4,7 +4,7 @@
 use crate::{Body, PacBody, PacConfig, PatchTstBody, PatchTstConfig, TraceBody, TraceConfig};
 use sep_nn::Rng;
 
-/// How the patches are gated: SEP.md section 4, step 3 (adaptive stride).
+/// How the patches are gated: doc/SEP-DESIGN.md section 4, step 3 (adaptive stride).
 #[derive(Debug, Clone, Copy)]
 pub enum Adaptive {
     /// No gate: every patch of the fixed stride is used.
@@ -205,7 +205,7 @@ impl SeBody {
     }
 }
 
-/// Semantics-enhancement hyperparameters (SEP.md section 4) with the body they feed.
+/// Semantics-enhancement hyperparameters (doc/SEP-DESIGN.md section 4) with the body they feed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SeConfig {
     /// Context bytes `L` (64; 48 for SEP+PAC).

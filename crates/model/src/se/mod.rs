@@ -1,4 +1,4 @@
-//! Semantics enhancement (SE, SEP.md section 4): a byte front end that turns a context
+//! Semantics enhancement (SE, doc/SEP-DESIGN.md section 4): a byte front end that turns a context
 //! into a few semantic tokens, in front of any backbone's [`Body`].
 //!
 //! Start with [`SeConfig`] (hyperparameters and the body) and [`Se`] (the backbone).
