@@ -33,12 +33,14 @@ mod pac;
 mod patchtst;
 pub mod se;
 mod trace;
+mod trainer;
 
 pub use pac::{Pac, PacBody, PacConfig};
 pub use patchtst::{PatchTst, PatchTstBody, PatchTstConfig};
 pub use se::{Adaptive, Se, SeBody, SeConfig};
 pub use sep_nn::{Module, Param};
 pub use trace::{Trace, TraceBody, TraceConfig};
+pub use trainer::Trainer;
 
 /// A byte predictor trained online: context bytes in, next-byte logits out.
 ///

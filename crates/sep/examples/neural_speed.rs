@@ -199,12 +199,6 @@ fn main() {
 /// The engine's loop (same streams, contexts and training) on an SE model, with the
 /// ideal code length and the gate's kept patches per step.
 fn mask_stats(config: &sep::neural::NeuralConfig, paths: &[String], max_bytes: Option<usize>) {
-    struct AsModule<'a>(&'a mut sep_model::Se);
-    impl sep_nn::Module for AsModule<'_> {
-        fn visit_params(&mut self, f: &mut dyn FnMut(&mut sep_nn::Param)) {
-            sep_model::Backbone::visit_params(self.0, f);
-        }
-    }
     let sep::neural::BackboneConfig::Se(se) = &config.backbone else {
         panic!("--mask-stats needs an SE backbone");
     };
@@ -220,40 +214,28 @@ fn mask_stats(config: &sep::neural::NeuralConfig, paths: &[String], max_bytes: O
             .min(n.max(1));
         let (base, rem) = (n / s, n % s);
         let start = |i: usize| i * base + i.min(rem);
-        let mut model = sep_model::Se::new(se, s, 0);
-        let l = se.context as usize;
-        let mut adam = sep_nn::Adam::new(config.adam);
-        let mut ce = sep_nn::CrossEntropy::new(256, s);
-        let mut ctx = vec![0u8; s * l];
+        // The engine's training step, on the concrete SE type for its statistics.
+        let mut trainer =
+            sep_model::Trainer::new(Box::new(sep_model::Se::new(se, s, 0)), config.adam, s);
         let mut targets = vec![0u8; s];
         let (mut bits, mut kept_sum, mut kept_last) = (0f64, 0f64, 0);
         let steps = base + usize::from(rem > 0);
         let t0 = Instant::now();
         for t in 0..steps {
             let k = if t < base { s } else { rem };
-            if t > 0 {
-                for (i, row) in ctx.chunks_exact_mut(l).take(k).enumerate() {
-                    row.copy_within(1.., 0);
-                    row[l - 1] = targets[i];
-                }
-            }
-            let logits = sep_model::Backbone::forward(&mut model, &ctx[..k * l], k);
-            let probs = ce.predict(logits);
+            let probs = trainer.predict(t, k, &targets);
             for (i, target) in targets.iter_mut().enumerate().take(k) {
                 *target = data[start(i) + t];
                 bits -= f64::from(probs[i * 256 + usize::from(*target)].max(1e-9)).log2();
             }
-            kept_last = model.kept_patches();
+            kept_last = trainer.model().kept_patches();
             kept_sum += kept_last as f64;
             if t + 1 < steps {
-                ce.loss(&targets[..k]);
-                let d = ce.backward();
-                sep_model::Backbone::backward(&mut model, d);
-                adam.step(&mut AsModule(&mut model));
+                trainer.learn(&targets[..k]);
             }
         }
         let c = t0.elapsed().as_secs_f64();
-        let np = model.patches() as f64;
+        let np = trainer.model().patches() as f64;
         println!(
             "{:36} {:>9} {:6.3} bpb {:8.1} KB/s  kept {:5.1}% (mean) {:5.1}% (last step) of {} patches",
             path.rsplit('/').next().unwrap(),

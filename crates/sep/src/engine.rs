@@ -21,17 +21,7 @@ use crate::neural::NeuralConfig;
 use crate::pipeline::Cancel;
 use sep_cm::{Cm, CmConfig, CmStream, Visibility};
 use sep_coder::{Coder, Decoder as RangeDecoder, Encoder as RangeEncoder, FreqTable, quantize};
-use sep_model::{Backbone, Param};
-use sep_nn::{Adam, CrossEntropy, Module};
-
-/// Lets [`Adam`] walk a backbone's parameters.
-struct AsModule<'a>(&'a mut dyn Backbone);
-
-impl Module for AsModule<'_> {
-    fn visit_params(&mut self, f: &mut dyn FnMut(&mut Param)) {
-        self.0.visit_params(f);
-    }
-}
+use sep_model::Trainer;
 
 /// Where each stream starts and how long it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,54 +84,6 @@ pub(crate) fn stream_count(config: &NeuralConfig, n: usize) -> usize {
         .min(n.max(1))
 }
 
-/// The network's side of the step loop: its context windows, forward pass
-/// and training step.
-struct Net {
-    model: Box<dyn Backbone>,
-    adam: Adam,
-    ce: CrossEntropy,
-    ctx: Vec<u8>,
-    l: usize,
-}
-
-impl Net {
-    fn new(config: &NeuralConfig, streams: usize, seed: u64) -> Self {
-        let model = config.backbone.build(streams, seed);
-        let l = model.context();
-        Net {
-            model,
-            adam: Adam::new(config.adam),
-            ce: CrossEntropy::new(256, streams),
-            ctx: vec![0; streams * l],
-            l,
-        }
-    }
-
-    /// Probabilities `[k x 256]` of step `t`, given the bytes coded at the
-    /// last step (`last[s]` for stream `s`).
-    fn predict(&mut self, t: usize, k: usize, last: &[u8]) -> &[f32] {
-        let l = self.l;
-        if t > 0 && l > 0 {
-            // Slide each context window by the byte coded at the last step.
-            for (row, &b) in self.ctx.chunks_exact_mut(l).take(k).zip(last) {
-                row.copy_within(1.., 0);
-                row[l - 1] = b;
-            }
-        }
-        let logits = self.model.forward(&self.ctx[..k * l], k);
-        // Probabilities only: the loss value is never used (no log-softmax).
-        self.ce.predict_probs(logits)
-    }
-
-    /// One training step on the bytes just coded.
-    fn learn(&mut self, targets: &[u8]) {
-        self.ce.set_targets(targets);
-        let dlogits = self.ce.backward();
-        self.model.backward(dlogits);
-        self.adam.step(&mut AsModule(self.model.as_mut()));
-    }
-}
-
 /// The decoder's view of a block at step `t` while coding stream `s`: the
 /// first `t` bytes of every stream, and byte `t` of streams before `s`.
 struct Frontier<'a> {
@@ -176,7 +118,7 @@ fn run<C: Coder>(
     assert!(neural.is_some() || cm.is_some(), "a block needs a model");
     let layout = StreamLayout::new(data.len(), coders.len());
     let streams = layout.streams;
-    let mut net = neural.map(|c| Net::new(c, streams, seed));
+    let mut net = neural.map(|c| Trainer::from_config(&c.backbone, c.adam, streams, seed));
     let mut mixer = cm.map(|c| {
         (
             Cm::new(c, net.is_some(), data.len()),
