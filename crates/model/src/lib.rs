@@ -138,16 +138,6 @@ impl BackboneConfig {
         }
     }
 
-    /// The backbone's parameters as stored in the archive header.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        match self {
-            BackboneConfig::Pac(c) => c.to_bytes(),
-            BackboneConfig::Trace(c) => c.to_bytes(),
-            BackboneConfig::PatchTst(c) => c.to_bytes(),
-            BackboneConfig::Se(c) => c.to_bytes(),
-        }
-    }
-
     /// Checks every limit of doc/FORMAT.md.
     pub fn validate(&self) -> Result<(), String> {
         match self {
@@ -155,17 +145,6 @@ impl BackboneConfig {
             BackboneConfig::Trace(c) => c.validate(),
             BackboneConfig::PatchTst(c) => c.validate(),
             BackboneConfig::Se(c) => c.validate(),
-        }
-    }
-
-    /// Parses and validates the parameters of backbone `id`.
-    pub fn from_bytes(id: u8, bytes: &[u8]) -> Result<Self, String> {
-        match id {
-            1 => PacConfig::from_bytes(bytes).map(BackboneConfig::Pac),
-            2 => TraceConfig::from_bytes(bytes).map(BackboneConfig::Trace),
-            3 => PatchTstConfig::from_bytes(bytes).map(BackboneConfig::PatchTst),
-            4 => SeConfig::from_bytes(bytes).map(BackboneConfig::Se),
-            other => Err(format!("unknown backbone id {other}")),
         }
     }
 

@@ -63,37 +63,6 @@ impl PacConfig {
         usize::from(self.context) * usize::from(self.embed)
     }
 
-    /// Serialised form (8 bytes): `context u16, embed u16, ffn u16, pairs u8,
-    /// flags u8` (bit 0: cache; other bits reserved, 0).
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(8);
-        b.extend_from_slice(&self.context.to_le_bytes());
-        b.extend_from_slice(&self.embed.to_le_bytes());
-        b.extend_from_slice(&self.ffn.to_le_bytes());
-        b.push(self.pairs);
-        b.push(u8::from(self.cache));
-        b
-    }
-
-    /// Parses and validates [`to_bytes`](Self::to_bytes)'s form.
-    pub fn from_bytes(b: &[u8]) -> Result<Self, String> {
-        let [c0, c1, e0, e1, f0, f1, pairs, flags] = b else {
-            return Err(format!("PAC parameters are {} bytes, expected 8", b.len()));
-        };
-        if flags & !1 != 0 {
-            return Err(format!("reserved PAC flag bits set ({flags:#x})"));
-        }
-        let c = PacConfig {
-            context: u16::from_le_bytes([*c0, *c1]),
-            embed: u16::from_le_bytes([*e0, *e1]),
-            ffn: u16::from_le_bytes([*f0, *f1]),
-            pairs: *pairs,
-            cache: flags & 1 == 1,
-        };
-        c.validate()?;
-        Ok(c)
-    }
-
     /// Checks the limits of doc/FORMAT.md.
     pub fn validate(&self) -> Result<(), String> {
         let (l, e, f, p) = (

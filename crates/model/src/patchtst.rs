@@ -73,43 +73,6 @@ impl PatchTstConfig {
         usize::from(self.group) * usize::from(self.embed)
     }
 
-    /// Serialised form (10 bytes): `context u16, embed u16, group u8, heads u8, ffn u16,
-    /// layers u8, reserved u8 (0)`, little-endian.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(10);
-        b.extend_from_slice(&self.context.to_le_bytes());
-        b.extend_from_slice(&self.embed.to_le_bytes());
-        b.push(self.group);
-        b.push(self.heads);
-        b.extend_from_slice(&self.ffn.to_le_bytes());
-        b.push(self.layers);
-        b.push(0);
-        b
-    }
-
-    /// Parses and validates [`to_bytes`](Self::to_bytes)'s form.
-    pub fn from_bytes(b: &[u8]) -> Result<Self, String> {
-        let [c0, c1, e0, e1, group, heads, f0, f1, layers, reserved] = b else {
-            return Err(format!(
-                "PatchTST parameters are {} bytes, expected 10",
-                b.len()
-            ));
-        };
-        if *reserved != 0 {
-            return Err(format!("reserved PatchTST byte is {reserved}, expected 0"));
-        }
-        let c = PatchTstConfig {
-            context: u16::from_le_bytes([*c0, *c1]),
-            embed: u16::from_le_bytes([*e0, *e1]),
-            group: *group,
-            heads: *heads,
-            ffn: u16::from_le_bytes([*f0, *f1]),
-            layers: *layers,
-        };
-        c.validate()?;
-        Ok(c)
-    }
-
     /// Checks the limits of doc/FORMAT.md.
     pub fn validate(&self) -> Result<(), String> {
         validate_tokens(

@@ -246,8 +246,6 @@ fn newest_init_starts_from_the_newest_patches() {
     // 3 patches (stride 3, patch 4: step 2), 3 tokens: patch 2 for token 2, patch 0
     // for token 1, none for token 0.
     assert_eq!(w, [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0]);
-    let b = SeConfig::from_bytes(&t.to_bytes()).unwrap();
-    assert!(b.newest_init && b.positions);
 }
 
 #[test]
@@ -270,7 +268,8 @@ fn soft_gate_keeps_every_patch_and_forced_patches_get_no_gradient() {
 }
 
 #[test]
-fn config_round_trips_and_validates_every_field() {
+fn config_validates_every_field() {
+    // The archive form (and its round trip) is sep::params's: crates/sep/tests/params.rs.
     for c in [
         pac(1, Adaptive::Off),
         pac(2, SOFT),
@@ -278,17 +277,12 @@ fn config_round_trips_and_validates_every_field() {
         trace(1, HARD),
         patchtst(HARD),
     ] {
-        let b = c.to_bytes();
-        assert_eq!(b.len(), SeConfig::FIXED_LEN + c.body.to_bytes().len());
-        assert_eq!(SeConfig::from_bytes(&b), Ok(c));
-        let bc = BackboneConfig::Se(c);
-        assert_eq!(BackboneConfig::from_bytes(4, &bc.to_bytes()), Ok(bc));
+        assert!(c.validate().is_ok(), "{c:?}");
     }
     let base = trace(1, HARD);
     let bad = |c: SeConfig, what: &str| {
         let msg = c.validate().unwrap_err();
         assert!(msg.contains(what), "expected '{what}' in: {msg}");
-        assert_eq!(SeConfig::from_bytes(&c.to_bytes()).unwrap_err(), msg);
     };
     bad(SeConfig { context: 0, ..base }, "context");
     bad(
@@ -359,33 +353,8 @@ fn config_round_trips_and_validates_every_field() {
         },
         "per-element mask",
     );
-    // Byte-level checks: reserved bits, unused fields, the body's id and length.
-    let good = base.to_bytes();
-    let corrupt = |at: usize, v: u8, what: &str| {
-        let mut b = good.clone();
-        b[at] = v;
-        let msg = SeConfig::from_bytes(&b).unwrap_err();
-        assert!(
-            msg.contains(what),
-            "byte {at} = {v}: expected '{what}' in: {msg}"
-        );
-    };
-    corrupt(8, 4, "flag");
-    corrupt(9, 3, "adaptive mode 3");
-    corrupt(10, 1, "mask must be 0");
-    corrupt(16, 1, "slope must be 0");
-    corrupt(24, 4, "body backbone id 4");
-    corrupt(24, 1, "PAC parameters are 10 bytes");
-    corrupt(25, 1, "reserved SE byte");
-    corrupt(26, 9, "header says 9");
-    let mut off = pac(1, Adaptive::Off).to_bytes();
-    off[11] = 1;
-    assert!(
-        SeConfig::from_bytes(&off)
-            .unwrap_err()
-            .contains("keep_every")
-    );
-    assert!(SeConfig::from_bytes(&good[..20]).is_err());
+    // Byte-level checks (reserved bits, unused fields, the body's id and length) are
+    // sep::params's: crates/sep/tests/params.rs.
 }
 
 #[test]

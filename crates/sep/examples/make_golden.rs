@@ -600,7 +600,7 @@ fn must_fail(files: &mut Files) {
     };
     let pac_max_params = {
         let mut p = pac_params.clone();
-        let bb = pac_max.to_bytes();
+        let bb = sep::params::write_backbone(&pac_max);
         p.truncate(48);
         p.extend_from_slice(&(bb.len() as u16).to_le_bytes());
         p.extend_from_slice(&bb);

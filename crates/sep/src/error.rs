@@ -95,7 +95,7 @@ pub enum Error {
     #[error("corrupt archive: invalid model parameters: {why}")]
     InvalidModel {
         /// What is wrong.
-        why: String,
+        why: crate::params::ParamError,
     },
     /// The archive asks for more than a decoder allows (doc/FORMAT.md section 7),
     /// checked before anything is allocated.

@@ -137,6 +137,7 @@ pub mod format;
 pub mod limits;
 mod mix;
 pub mod neural;
+pub mod params;
 mod pipeline;
 mod preset;
 pub mod segment; // issue 17: transforms inside a block

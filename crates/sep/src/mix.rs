@@ -2,6 +2,7 @@
 //! network's prediction as one more input. Its presets are sep's modes.
 
 use crate::neural::NeuralConfig;
+use crate::params::{self, ParamError};
 use crate::preset::Preset;
 use sep_cm::CmConfig;
 
@@ -104,7 +105,7 @@ impl MixConfig {
     /// Serialised `params` (doc/FORMAT.md section 4.9).
     pub(crate) fn to_params(&self) -> Vec<u8> {
         let mut p = vec![u8::from(self.neural.is_some()), self.cm.revision, 0, 0];
-        p.extend_from_slice(&self.cm.to_bytes());
+        p.extend_from_slice(&params::write_cm(&self.cm));
         if let Some(n) = &self.neural {
             p.extend_from_slice(&n.to_params());
         }
@@ -112,31 +113,35 @@ impl MixConfig {
     }
 
     /// Parses `params`; `streams` and `context` come from the header.
-    pub(crate) fn from_params(p: &[u8], streams: u32, context: u16) -> Result<Self, String> {
-        if p.len() < 16 {
-            return Err(format!(
-                "mix params are {} bytes, at least 16 expected",
-                p.len()
-            ));
-        }
-        if p[0] > 1 || p[2..4] != [0, 0] {
-            return Err(format!("mix flags {:#x} / reserved bytes invalid", p[0]));
-        }
-        let cm = CmConfig {
-            revision: p[1],
-            ..CmConfig::from_bytes(&p[4..16])?
-        };
-        cm.validate()?;
+    pub(crate) fn from_params(p: &[u8], streams: u32, context: u16) -> Result<Self, ParamError> {
+        params::at_least("mix params", p, 16)?;
+        params::reserved("mix flags bits 1..7", u64::from(p[0] & !1))?;
+        params::reserved("mix params bytes 2..3", u64::from(params::u16_at(p, 2)))?;
+        let cm = params::read_cm(&p[4..16], p[1])?;
         let neural = if p[0] == 1 {
             Some(NeuralConfig::from_params(&p[16..], streams, context)?)
         } else {
             if p.len() != 16 {
-                return Err("mix params without a network must be 16 bytes".into());
+                return Err(ParamError::Length {
+                    what: "mix params without a network",
+                    found: p.len(),
+                    expected: 16,
+                    at_least: false,
+                });
             }
-            if streams != 1 || context != 0 {
-                return Err(format!(
-                    "without a network, streams must be 1 and context 0 (found {streams}, {context})"
-                ));
+            if streams != 1 {
+                return Err(ParamError::Mismatch {
+                    field: "streams",
+                    found: streams.into(),
+                    why: "must be 1 without a network".into(),
+                });
+            }
+            if context != 0 {
+                return Err(ParamError::Mismatch {
+                    field: "context",
+                    found: context.into(),
+                    why: "must be 0 without a network".into(),
+                });
             }
             None
         };
@@ -198,6 +203,7 @@ mod tests {
         assert!(
             MixConfig::from_params(&bad, 1, 0)
                 .unwrap_err()
+                .to_string()
                 .contains("table_bits")
         );
         assert!(MixConfig::from_params(&with.to_params()[..30], b, l).is_err());
@@ -215,6 +221,7 @@ mod tests {
         assert!(
             MixConfig::from_params(&bad, 1, 0)
                 .unwrap_err()
+                .to_string()
                 .contains("revision")
         );
         let mut bad = p;

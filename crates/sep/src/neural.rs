@@ -29,6 +29,7 @@
 //! # let _ = options;
 //! ```
 
+use crate::params::{self, ParamError};
 use crate::preset::Preset;
 pub use sep_model::{
     Adaptive, BackboneConfig, PacConfig, PatchTstConfig, SeBody, SeConfig, TraceConfig,
@@ -541,8 +542,8 @@ impl NeuralConfig {
 
     /// Serialised `params` (doc/FORMAT.md section 4.4).
     pub(crate) fn to_params(&self) -> Vec<u8> {
-        let bb = self.backbone.to_bytes();
-        let mut p = Vec::with_capacity(52 + bb.len());
+        let bb = crate::params::write_backbone(&self.backbone);
+        let mut p = Vec::with_capacity(50 + bb.len());
         p.push(self.backbone.id());
         p.extend_from_slice(&[0, 0, 0]);
         p.extend_from_slice(&self.min_stream_len.to_le_bytes());
@@ -561,54 +562,51 @@ impl NeuralConfig {
     }
 
     /// Parses `params`; `streams` and `context` come from the header.
-    pub(crate) fn from_params(p: &[u8], streams: u32, context: u16) -> Result<Self, String> {
-        if p.len() < 50 {
-            return Err(format!(
-                "neural params are {} bytes, at least 50 expected",
-                p.len()
-            ));
-        }
-        if p[1..4] != [0, 0, 0] {
-            return Err("reserved bytes of the neural params are not 0".into());
-        }
-        let min_stream_len = u32::from_le_bytes(p[4..8].try_into().expect("4 bytes"));
-        let f = |i: usize| {
-            f64::from_bits(u64::from_le_bytes(
-                p[8 + 8 * i..16 + 8 * i].try_into().expect("8 bytes"),
-            ))
-        };
-        let adam = AdamConfig {
-            lr: f(0),
-            beta1: f(1),
-            beta2: f(2),
-            eps: f(3),
-            weight_decay: f(4),
-        };
-        let ok = |x: f64, lo: f64, hi: f64| x.is_finite() && x >= lo && x <= hi;
-        if !(ok(adam.lr, 0.0, 1.0)
-            && ok(adam.beta1, 0.0, 1.0)
-            && ok(adam.beta2, 0.0, 1.0)
-            && ok(adam.eps, 0.0, 1.0)
-            && ok(adam.weight_decay, 0.0, 1.0))
+    pub(crate) fn from_params(p: &[u8], streams: u32, context: u16) -> Result<Self, ParamError> {
+        params::at_least("neural params", p, 50)?;
+        params::reserved(
+            "neural params bytes 1..3",
+            u64::from(params::u32_at(p, 0) >> 8),
+        )?;
+        let min_stream_len = params::u32_at(p, 4);
+        let f =
+            |i: usize| u64::from_le_bytes(p[8 + 8 * i..16 + 8 * i].try_into().expect("8 bytes"));
+        for (i, field) in ["lr", "beta1", "beta2", "eps", "weight_decay"]
+            .into_iter()
+            .enumerate()
         {
-            return Err("Adam hyperparameters out of range".into());
+            let x = f64::from_bits(f(i));
+            if !(x.is_finite() && (0.0..=1.0).contains(&x)) {
+                return Err(ParamError::Adam { field, bits: f(i) });
+            }
         }
-        let bb_len = usize::from(u16::from_le_bytes([p[48], p[49]]));
+        let adam = AdamConfig {
+            lr: f64::from_bits(f(0)),
+            beta1: f64::from_bits(f(1)),
+            beta2: f64::from_bits(f(2)),
+            eps: f64::from_bits(f(3)),
+            weight_decay: f64::from_bits(f(4)),
+        };
+        let bb_len = usize::from(params::u16_at(p, 48));
         if p.len() != 50 + bb_len {
-            return Err(format!(
-                "backbone params are {} bytes, header says {bb_len}",
-                p.len() - 50
-            ));
+            return Err(ParamError::LengthField {
+                field: "backbone_len",
+                declared: bb_len,
+                found: p.len() - 50,
+            });
         }
-        let backbone = BackboneConfig::from_bytes(p[0], &p[50..])?;
+        let backbone = params::read_backbone(p[0], &p[50..])?;
         if backbone.context() != usize::from(context) {
-            return Err(format!(
-                "header context {context} differs from the backbone's {}",
-                backbone.context()
-            ));
+            return Err(ParamError::Mismatch {
+                field: "header context",
+                found: context.into(),
+                why: format!("the backbone's is {}", backbone.context()),
+            });
         }
         if min_stream_len == 0 {
-            return Err("min_stream_len is 0".into());
+            return Err(ParamError::Zero {
+                field: "min_stream_len",
+            });
         }
         Ok(NeuralConfig {
             backbone,

@@ -264,7 +264,7 @@ fn bad_header_fields_are_rejected_with_their_name() {
         (se_at + 3, &[3], "SE stride 3"),
         (se_at + 4, &[6, 0], "multiple of 4"),
         (se_at + 6, &[9, 0], "SE makes 9 tokens"),
-        (se_at + 8, &[4], "reserved SE flag bits"),
+        (se_at + 8, &[4], "reserved SE flags bits"),
         (se_at + 9, &[7], "adaptive mode 7"),
         (se_at + 10, &[1], "SE mask must be 0"),
         (se_at + 12, &2f32.to_le_bytes(), "SE threshold 2"),
@@ -290,7 +290,7 @@ fn bad_header_fields_are_rejected_with_their_name() {
     let p = BackboneConfig::PatchTst(PATCHTST);
     let mut params = one_token.params[..48].to_vec();
     params.extend_from_slice(&(10u16).to_le_bytes());
-    let mut pb = p.to_bytes();
+    let mut pb = sep::params::write_backbone(&p);
     pb[4] = 8; // group 8: context 8 / 8 = 1 token
     params.extend_from_slice(&pb);
     params[0] = 3;

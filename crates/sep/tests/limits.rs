@@ -60,7 +60,7 @@ fn neural_params(backbone: &BackboneConfig) -> Vec<u8> {
     .0;
     let mut p = tiny.params[..48].to_vec();
     p[0] = backbone.id();
-    let bb = backbone.to_bytes();
+    let bb = sep::params::write_backbone(backbone);
     p.extend_from_slice(&(bb.len() as u16).to_le_bytes());
     p.extend_from_slice(&bb);
     p

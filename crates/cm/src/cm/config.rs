@@ -108,69 +108,6 @@ impl CmConfig {
         Ok(())
     }
 
-    /// Serialised form (12 bytes): `orders, word, sparse, record, long,
-    /// match_min, match2_min, table_bits, match_bits, selectors, apms,
-    /// image`.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        vec![
-            self.orders,
-            u8::from(self.word),
-            u8::from(self.sparse),
-            u8::from(self.record),
-            self.long,
-            self.match_min,
-            self.match2_min,
-            self.table_bits,
-            self.match_bits,
-            self.selectors,
-            self.apms,
-            u8::from(self.image),
-        ]
-    }
-
-    /// Parses and validates [`to_bytes`](Self::to_bytes)'s form.
-    pub fn from_bytes(b: &[u8]) -> Result<Self, String> {
-        let [
-            orders,
-            word,
-            sparse,
-            record,
-            long,
-            match_min,
-            match2_min,
-            table_bits,
-            match_bits,
-            selectors,
-            apms,
-            image,
-        ] = b
-        else {
-            return Err(format!("CM parameters are {} bytes, expected 12", b.len()));
-        };
-        let flag = |v: u8, name: &str| match v {
-            0 => Ok(false),
-            1 => Ok(true),
-            _ => Err(format!("CM flag {name} is {v}, must be 0 or 1")),
-        };
-        let c = CmConfig {
-            orders: *orders,
-            word: flag(*word, "word")?,
-            sparse: flag(*sparse, "sparse")?,
-            record: flag(*record, "record")?,
-            long: *long,
-            match_min: *match_min,
-            match2_min: *match2_min,
-            table_bits: *table_bits,
-            match_bits: *match_bits,
-            selectors: *selectors,
-            apms: *apms,
-            image: flag(*image, "image")?,
-            revision: 0,
-        };
-        c.validate()?;
-        Ok(c)
-    }
-
     /// One line for listings.
     pub fn describe(&self) -> String {
         let orders: Vec<String> = (1..=7)

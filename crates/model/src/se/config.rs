@@ -1,5 +1,5 @@
-//! [`SeConfig`]: the semantics enhancement's hyperparameters, their archive form and
-//! their limits.
+//! [`SeConfig`]: the semantics enhancement's hyperparameters and their limits
+//! (their archive form is `sep::params`'s).
 
 use crate::{Body, PacBody, PacConfig, PatchTstBody, PatchTstConfig, TraceBody, TraceConfig};
 use sep_nn::Rng;
@@ -67,7 +67,8 @@ impl Adaptive {
         }
     }
 
-    /// `(mask, keep_every, threshold bits, slope bits, sparsity bits)` as stored.
+    /// `(mask, keep_every, threshold bits, slope bits, sparsity bits)`: every
+    /// value, for equality (floats compared by their bits).
     fn fields(&self) -> (u8, u8, u32, u32, u32) {
         match *self {
             Adaptive::Off => (0, 0, 0, 0, 0),
@@ -119,27 +120,6 @@ impl SeBody {
             SeBody::Pac(_) => 1,
             SeBody::Trace(_) => 2,
             SeBody::PatchTst(_) => 3,
-        }
-    }
-
-    /// The body's parameters, in its backbone's archive form.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        match self {
-            SeBody::Pac(c) => c.to_bytes(),
-            SeBody::Trace(c) => c.to_bytes(),
-            SeBody::PatchTst(c) => c.to_bytes(),
-        }
-    }
-
-    /// Parses and validates the body of backbone `id`.
-    pub fn from_bytes(id: u8, b: &[u8]) -> Result<Self, String> {
-        match id {
-            1 => PacConfig::from_bytes(b).map(SeBody::Pac),
-            2 => TraceConfig::from_bytes(b).map(SeBody::Trace),
-            3 => PatchTstConfig::from_bytes(b).map(SeBody::PatchTst),
-            other => Err(format!(
-                "SE body backbone id {other}: must be 1 (PAC), 2 (TRACE) or 3 (PatchTST)"
-            )),
         }
     }
 
@@ -237,9 +217,6 @@ pub struct SeConfig {
 pub const MAX_ELEMENT_MASK: usize = 1 << 16;
 
 impl SeConfig {
-    /// Length of the fixed part of the archive form, before the body's parameters.
-    pub const FIXED_LEN: usize = 28;
-
     /// Number of patches `N = (L - P) / S + 1`.
     pub fn patches(&self) -> usize {
         (usize::from(self.context) - usize::from(self.patch)) / usize::from(self.stride) + 1
@@ -254,120 +231,6 @@ impl SeConfig {
     /// Features per token `F = P * D`.
     pub fn features(&self) -> usize {
         usize::from(self.patch) * usize::from(self.embed)
-    }
-
-    /// Serialised form (doc/FORMAT.md section 4.8): 28 fixed bytes then the body's
-    /// parameters.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let body = self.body.to_bytes();
-        let (mask, keep_every, threshold, slope, sparsity) = self.adaptive.fields();
-        let mut b = Vec::with_capacity(Self::FIXED_LEN + body.len());
-        b.extend_from_slice(&self.context.to_le_bytes());
-        b.push(self.patch);
-        b.push(self.stride);
-        b.extend_from_slice(&self.embed.to_le_bytes());
-        b.extend_from_slice(&self.tokens.to_le_bytes());
-        b.push(u8::from(self.positions) | (u8::from(self.newest_init) << 1));
-        b.push(self.adaptive.code());
-        b.push(mask);
-        b.push(keep_every);
-        b.extend_from_slice(&threshold.to_le_bytes());
-        b.extend_from_slice(&slope.to_le_bytes());
-        b.extend_from_slice(&sparsity.to_le_bytes());
-        b.push(self.body.id());
-        b.push(0);
-        b.extend_from_slice(&(body.len() as u16).to_le_bytes());
-        b.extend_from_slice(&body);
-        b
-    }
-
-    /// Parses and validates [`to_bytes`](Self::to_bytes)'s form.
-    pub fn from_bytes(b: &[u8]) -> Result<Self, String> {
-        if b.len() < Self::FIXED_LEN {
-            return Err(format!(
-                "SE parameters are {} bytes, at least {} expected",
-                b.len(),
-                Self::FIXED_LEN
-            ));
-        }
-        let u16_at = |i: usize| u16::from_le_bytes([b[i], b[i + 1]]);
-        let f32_at = |i: usize| f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
-        let flags = b[8];
-        if flags & !3 != 0 {
-            return Err(format!("reserved SE flag bits set ({flags:#x})"));
-        }
-        if b[25] != 0 {
-            return Err(format!("reserved SE byte is {}, expected 0", b[25]));
-        }
-        let (code, mask, keep_every) = (b[9], b[10], b[11]);
-        let (threshold, slope, sparsity) = (f32_at(12), f32_at(16), f32_at(20));
-        let unused = |what: &str, v: u32| -> Result<(), String> {
-            if v == 0 {
-                Ok(())
-            } else {
-                Err(format!(
-                    "SE {what} must be 0 for adaptive mode {code}, found {v:#x}"
-                ))
-            }
-        };
-        let adaptive = match code {
-            0 => {
-                unused("mask", mask.into())?;
-                unused("keep_every", keep_every.into())?;
-                unused("threshold", threshold.to_bits())?;
-                unused("slope", slope.to_bits())?;
-                unused("sparsity", sparsity.to_bits())?;
-                Adaptive::Off
-            }
-            1 => {
-                if mask > 1 {
-                    return Err(format!(
-                        "SE mask {mask}: must be 0 (per patch) or 1 (per element)"
-                    ));
-                }
-                unused("sparsity", sparsity.to_bits())?;
-                Adaptive::Soft {
-                    per_element: mask == 1,
-                    keep_every,
-                    threshold,
-                    slope,
-                }
-            }
-            2 => {
-                unused("mask", mask.into())?;
-                unused("slope", slope.to_bits())?;
-                Adaptive::Hard {
-                    keep_every,
-                    threshold,
-                    sparsity,
-                }
-            }
-            other => {
-                return Err(format!(
-                    "SE adaptive mode {other}: must be 0 (off), 1 (soft) or 2 (hard)"
-                ));
-            }
-        };
-        let body_len = usize::from(u16_at(26));
-        if b.len() != Self::FIXED_LEN + body_len {
-            return Err(format!(
-                "SE body parameters are {} bytes, header says {body_len}",
-                b.len() - Self::FIXED_LEN
-            ));
-        }
-        let c = SeConfig {
-            context: u16_at(0),
-            patch: b[2],
-            stride: b[3],
-            embed: u16_at(4),
-            tokens: u16_at(6),
-            positions: flags & 1 == 1,
-            newest_init: flags & 2 == 2,
-            adaptive,
-            body: SeBody::from_bytes(b[24], &b[Self::FIXED_LEN..])?,
-        };
-        c.validate()?;
-        Ok(c)
     }
 
     /// Checks the limits of doc/FORMAT.md.
