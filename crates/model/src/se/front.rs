@@ -478,48 +478,22 @@ impl SeFront {
                 ops::add_assign(&mut weight.grad, &m_acc[..t * n]);
             }
         }
-        match adaptive {
-            Adaptive::Off => {}
-            Adaptive::Soft {
-                per_element: false,
-                slope,
-                ..
-            } => {
-                let m = mask.as_mut().expect("soft mask");
-                for i in 0..n {
-                    if !adaptive.forced(i) {
-                        let (g, uv) = (gate[i], u[i]);
-                        let dm = ((dgate[i] * (g * (1.0 - g))) * slope) * (uv * (1.0 - uv));
-                        m.grad[i] += dm;
-                    }
-                }
-            }
-            Adaptive::Soft { slope, .. } => {
-                let m = mask.as_mut().expect("soft mask");
-                for blk in 0..rows * n {
-                    if adaptive.forced(blk % n) {
-                        continue;
-                    }
-                    let at = blk * f..(blk + 1) * f;
-                    for ((mg, &dg), (&g, &uv)) in m.grad[at.clone()]
-                        .iter_mut()
-                        .zip(&el_dg[at.clone()])
-                        .zip(el_g[at.clone()].iter().zip(&el_u[at]))
-                    {
-                        *mg += ((dg * (g * (1.0 - g))) * slope) * (uv * (1.0 - uv));
-                    }
-                }
-            }
-            Adaptive::Hard { sparsity, .. } => {
-                let m = mask.as_mut().expect("hard mask");
-                for (ki, &pn) in kept.iter().enumerate() {
-                    if !adaptive.forced(pn) {
-                        let uv = gate[pn];
-                        m.grad[pn] += (dgate[ki] + sparsity) * (uv * (1.0 - uv));
-                    }
-                }
-            }
-        }
+        mask_backward(
+            &adaptive,
+            mask.as_mut(),
+            MaskGrad {
+                n,
+                rows,
+                f,
+                kept,
+                u,
+                gate,
+                dgate,
+                el_u,
+                el_g,
+                el_dg,
+            },
+        );
         // Back to byte order, through the sigmoid, into the embedding.
         let de_rm = &mut de_rm[..rows * l * d];
         for r in 0..rows {
@@ -546,6 +520,80 @@ impl SeFront {
         f(&mut self.bias);
         if let Some(m) = &mut self.mask {
             f(m);
+        }
+    }
+}
+
+/// What [`mask_backward`] reads: the forward's gates and the backward's
+/// gradients with respect to them.
+struct MaskGrad<'a> {
+    n: usize,
+    rows: usize,
+    f: usize,
+    kept: &'a [usize],
+    u: &'a [f32],
+    gate: &'a [f32],
+    dgate: &'a [f32],
+    el_u: &'a [f32],
+    el_g: &'a [f32],
+    el_dg: &'a [f32],
+}
+
+/// The mask scores' gradient (doc/SEP-DESIGN.md section 4, step 3): through
+/// the gate of each mode, from the gradient with respect to the gate values.
+fn mask_backward(adaptive: &Adaptive, mask: Option<&mut Param>, g: MaskGrad<'_>) {
+    let MaskGrad {
+        n,
+        rows,
+        f,
+        kept,
+        u,
+        gate,
+        dgate,
+        el_u,
+        el_g,
+        el_dg,
+    } = g;
+    match *adaptive {
+        Adaptive::Off => {}
+        Adaptive::Soft {
+            per_element: false,
+            slope,
+            ..
+        } => {
+            let m = mask.expect("soft mask");
+            for i in 0..n {
+                if !adaptive.forced(i) {
+                    let (g, uv) = (gate[i], u[i]);
+                    let dm = ((dgate[i] * (g * (1.0 - g))) * slope) * (uv * (1.0 - uv));
+                    m.grad[i] += dm;
+                }
+            }
+        }
+        Adaptive::Soft { slope, .. } => {
+            let m = mask.expect("soft mask");
+            for blk in 0..rows * n {
+                if adaptive.forced(blk % n) {
+                    continue;
+                }
+                let at = blk * f..(blk + 1) * f;
+                for ((mg, &dg), (&g, &uv)) in m.grad[at.clone()]
+                    .iter_mut()
+                    .zip(&el_dg[at.clone()])
+                    .zip(el_g[at.clone()].iter().zip(&el_u[at]))
+                {
+                    *mg += ((dg * (g * (1.0 - g))) * slope) * (uv * (1.0 - uv));
+                }
+            }
+        }
+        Adaptive::Hard { sparsity, .. } => {
+            let m = mask.expect("hard mask");
+            for (ki, &pn) in kept.iter().enumerate() {
+                if !adaptive.forced(pn) {
+                    let uv = gate[pn];
+                    m.grad[pn] += (dgate[ki] + sparsity) * (uv * (1.0 - uv));
+                }
+            }
         }
     }
 }
