@@ -41,6 +41,17 @@ pub fn max_work(args: &Args) -> Option<u64> {
         .map_or(Some(sep::limits::DEFAULT_MAX_WORK), |Limit(l)| l)
 }
 
+/// The flag that raises one of the decoder's limits, for messages.
+pub fn flag_of(limit: sep::limits::Limit) -> &'static str {
+    match limit {
+        sep::limits::Limit::Output => "--max-output",
+        sep::limits::Limit::Memory => "--memory",
+        sep::limits::Limit::Work => "--max-work",
+        // A limit a later library adds: its own setter's name is still a hint.
+        other => other.setter(),
+    }
+}
+
 /// `--memory` when the user gives none: half of the machine's RAM (`MemTotal` of
 /// `/proc/meminfo`), so that sep leaves room for everything else; 4 GiB where the
 /// system does not say.

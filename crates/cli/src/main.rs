@@ -190,7 +190,20 @@ fn clap_error_line(e: &clap::Error) -> String {
 fn error_text(e: &anyhow::Error) -> String {
     let mut parts: Vec<String> = Vec::new();
     for cause in e.chain() {
-        let s = cause.to_string();
+        let s = match cause.downcast_ref::<sep::Error>() {
+            // The library names its own setter; a user of the tool needs the flag.
+            Some(sep::Error::OverLimit {
+                what,
+                value,
+                limit,
+                raise,
+                note,
+            }) => format!(
+                "{what} would be {value}, over the limit of {limit}; {note}raise {} to decode it",
+                limits::flag_of(*raise)
+            ),
+            _ => cause.to_string(),
+        };
         if parts.last().is_some_and(|p| p.contains(&s)) {
             continue;
         }
@@ -284,9 +297,19 @@ fn choose_model(args: &Args) -> Result<sep::Model> {
         }
         *config = config
             .with_knobs(preset, &knobs)
-            .map_err(|e| match args.context {
-                Some(l) if e.contains("context") => Usage(format!("--context {l}: {e}")),
-                _ => Usage(e),
+            .map_err(|e| {
+                use sep::neural::Knob;
+                Usage(match e.knob {
+                    Some(Knob::Context) => {
+                        format!("--context {}: {}", knobs.context.unwrap_or(0), e.why)
+                    }
+                    Some(Knob::Patch) => format!("--patch {}", e.why),
+                    Some(Knob::SeKnobs) => {
+                        "--patch, --stride and --adaptive apply with the semantics enhancement (--se on)".into()
+                    }
+                    // Knobs the command line does not set: the library's words.
+                    _ => e.to_string(),
+                })
             })?;
     }
     Ok(model)

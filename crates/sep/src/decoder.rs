@@ -441,7 +441,8 @@ fn read_record<R: Read>(
                         what: "decoder memory of a concatenated archive (estimated bytes)",
                         value: need,
                         limit,
-                        how: "raise --memory (Decoder::with_memory_limit) to decode it",
+                        raise: crate::limits::Limit::Memory,
+                        note: "",
                     });
                 }
             }

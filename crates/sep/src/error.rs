@@ -124,7 +124,7 @@ pub enum Error {
     /// Decoding would exceed a limit the caller set (or its default): the
     /// archive may be valid, but it asks for more than is allowed. Checked
     /// before the work or the output it refers to.
-    #[error("{what} would be {value}, over the limit of {limit}; {how}")]
+    #[error("{what} would be {value}, over the limit of {limit}; {note}raise it with {} to decode it", raise.setter())]
     OverLimit {
         /// What is limited.
         what: &'static str,
@@ -132,8 +132,11 @@ pub enum Error {
         value: u64,
         /// The limit.
         limit: u64,
-        /// How to allow it.
-        how: &'static str,
+        /// Which of the decoder's limits to raise to allow it.
+        raise: crate::limits::Limit,
+        /// Why the limit is there, when that is not plain (ends in `"; "`), or
+        /// `""`.
+        note: &'static str,
     },
     /// Bytes follow the end of the archive that are not another archive.
     #[error("corrupt archive: trailing data after the end record")]

@@ -82,6 +82,31 @@ pub(crate) struct Spent {
     pub(crate) free_setup: Option<u64>,
 }
 
+/// One of the limits a [`Decoder`](crate::Decoder) applies, named in
+/// [`Error::OverLimit`] so that a caller can say how to raise it in its own
+/// terms (the `sep` command names its flags).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Limit {
+    /// Content bytes: [`Decoder::with_max_output`](crate::Decoder::with_max_output).
+    Output,
+    /// Estimated memory: [`Decoder::with_memory_limit`](crate::Decoder::with_memory_limit).
+    Memory,
+    /// Estimated work: [`Decoder::with_max_work`](crate::Decoder::with_max_work).
+    Work,
+}
+
+impl Limit {
+    /// The library method that sets this limit.
+    pub fn setter(self) -> &'static str {
+        match self {
+            Limit::Output => "Decoder::with_max_output",
+            Limit::Memory => "Decoder::with_memory_limit",
+            Limit::Work => "Decoder::with_max_work",
+        }
+    }
+}
+
 impl Limits {
     /// Checks `total` content bytes against the output limit.
     pub(crate) fn check_output(&self, total: u64) -> Result<()> {
@@ -90,7 +115,8 @@ impl Limits {
                 what: "output (content bytes)",
                 value: total,
                 limit,
-                how: "raise --max-output (Decoder::with_max_output) to decode it",
+                raise: Limit::Output,
+                note: "",
             }),
             _ => Ok(()),
         }
@@ -108,7 +134,8 @@ impl Limits {
                 what: "decoder memory (estimated bytes, one block at a time)",
                 value: need(1),
                 limit,
-                how: "raise --memory (Decoder::with_memory_limit) to decode it",
+                raise: Limit::Memory,
+                note: "",
             }),
         }
     }
@@ -126,7 +153,8 @@ impl Limits {
                 what: "decoding work (estimated units of about one multiply-add)",
                 value: spent.work,
                 limit: allowed,
-                how: "raise --max-work (Decoder::with_max_work) to decode it",
+                raise: Limit::Work,
+                note: "",
             });
         }
         let setup_allowed = spent
@@ -138,7 +166,8 @@ impl Limits {
                 what: "model set-up work of the blocks (estimated units)",
                 value: spent.setup,
                 limit: setup_allowed,
-                how: "blocks this small for this model are not worth decoding; raise --max-work (Decoder::with_max_work) to decode them",
+                raise: Limit::Work,
+                note: "blocks this small for this model are not worth decoding; ",
             });
         }
         Ok(())
@@ -174,7 +203,11 @@ mod tests {
         let e = limits
             .charge(&mut s, (0, WORK_PER_ARCHIVE_BYTE * 10 + 1))
             .unwrap_err();
-        assert!(e.to_string().contains("raise --max-work"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("raise it with Decoder::with_max_work"),
+            "{e}"
+        );
         // No limit: anything goes.
         let none = Limits {
             max_work: None,

@@ -207,6 +207,61 @@ pub struct Knobs {
     pub context: Option<u16>,
 }
 
+/// Why [`NeuralConfig::with_knobs`] refused a set of knobs.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{why}", knob.map_or(String::new(), |k| format!("{}: ", k.name())))]
+pub struct KnobError {
+    /// The knob that made the network invalid, when one did, so that a caller
+    /// can name its own way of setting it (the `sep` command names its flag).
+    pub knob: Option<Knob>,
+    /// What is wrong.
+    pub why: String,
+}
+
+/// A field of [`Knobs`], as [`KnobError`] names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Knob {
+    /// [`Knobs::context`].
+    Context,
+    /// [`Knobs::patch`].
+    Patch,
+    /// [`Knobs::tokens`].
+    Tokens,
+    /// [`Knobs::sparsity`].
+    Sparsity,
+    /// One of the SE's knobs without the SE.
+    SeKnobs,
+}
+
+impl Knob {
+    /// The field's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Knob::Context => "context",
+            Knob::Patch => "patch",
+            Knob::Tokens => "tokens",
+            Knob::Sparsity => "sparsity",
+            Knob::SeKnobs => "patch, stride, adaptive, tokens, sparsity, newest_init",
+        }
+    }
+}
+
+impl KnobError {
+    fn of(knob: Knob, why: impl Into<String>) -> Self {
+        KnobError {
+            knob: Some(knob),
+            why: why.into(),
+        }
+    }
+}
+
+impl From<String> for KnobError {
+    fn from(why: String) -> Self {
+        KnobError { knob: None, why }
+    }
+}
+
 /// The SE in front of `b`'s body, as the paper pairs them: for PAC (`L`, `E`), `3L`
 /// bytes, patches of `L` bytes x `E` features, one token (the preset's PAC body);
 /// for TRACE (`L`, `E`, `G`, `tk` tokens), `L` bytes, patches of `G` x `E` with
@@ -299,10 +354,13 @@ fn se_off(b: &BackboneConfig) -> BackboneConfig {
 }
 
 /// The body with `tokens` tokens (token bodies) or unchanged (PAC).
-fn resize_body(body: SeBody, tokens: u16) -> Result<SeBody, String> {
+fn resize_body(body: SeBody, tokens: u16) -> Result<SeBody, KnobError> {
     Ok(match body {
         SeBody::Pac(_) => {
-            return Err("--tokens: an SE in front of PAC makes one token".into());
+            return Err(KnobError::of(
+                Knob::Tokens,
+                "an SE in front of PAC makes one token",
+            ));
         }
         SeBody::Trace(t) => SeBody::Trace(TraceConfig {
             context: tokens * u16::from(t.group),
@@ -456,7 +514,7 @@ impl NeuralConfig {
     /// adds the paper's SE after a paper preset, and after a CPU preset the
     /// variant measured best there (PAC and TRACE: newest-patch map, no gate; PatchTST:
     /// as the paper). The other knobs then change that SE.
-    pub fn with_knobs(&self, preset: Preset, knobs: &Knobs) -> Result<NeuralConfig, String> {
+    pub fn with_knobs(&self, preset: Preset, knobs: &Knobs) -> Result<NeuralConfig, KnobError> {
         let mut c = self.clone();
         let kind = BackboneKind::of(&c.backbone);
         let se = matches!(c.backbone, BackboneConfig::Se(_));
@@ -486,16 +544,17 @@ impl NeuralConfig {
             || knobs.newest_init.is_some();
         if se_knob {
             let BackboneConfig::Se(s) = &mut c.backbone else {
-                return Err(
-                    "--patch, --stride and --adaptive apply with the semantics enhancement (--se on)"
-                        .into(),
-                );
+                return Err(KnobError::of(
+                    Knob::SeKnobs,
+                    "apply with the semantics enhancement (se on)",
+                ));
             };
             if let Some(p) = knobs.patch {
                 let f = s.features();
                 if p == 0 || !f.is_multiple_of(usize::from(p)) {
-                    return Err(format!(
-                        "--patch {p}: must divide the token width {f} (patch x embed)"
+                    return Err(KnobError::of(
+                        Knob::Patch,
+                        format!("{p} must divide the token width {f} (patch x embed)"),
                     ));
                 }
                 s.embed = (f / usize::from(p)) as u16;
@@ -517,14 +576,17 @@ impl NeuralConfig {
             }
             if let Some(v) = knobs.sparsity {
                 let Adaptive::Hard { sparsity, .. } = &mut s.adaptive else {
-                    return Err("the sparsity applies to --adaptive hard".into());
+                    return Err(KnobError::of(
+                        Knob::Sparsity,
+                        "applies to the hard adaptive stride",
+                    ));
                 };
                 *sparsity = v;
             }
             s.validate()?;
         }
         if let Some(l) = knobs.context {
-            set_context(&mut c.backbone, l)?;
+            set_context(&mut c.backbone, l).map_err(|why| KnobError::of(Knob::Context, why))?;
         }
         c.backbone.validate()?;
         Ok(c)
@@ -717,7 +779,7 @@ mod tests {
         let e = p(Preset::PaperTrace)
             .with_knobs(Preset::PaperTrace, &bad_stride)
             .unwrap_err();
-        assert!(e.contains("stride"), "{e}");
+        assert!(e.why.contains("stride") && e.knob.is_none(), "{e}");
         for kind in BackboneKind::ALL {
             for se in [false, true] {
                 let k = Knobs {
