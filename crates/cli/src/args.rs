@@ -89,7 +89,7 @@ pub struct Args {
 
     /// Neural: backbone family: pac, trace, patchtst (CPU-sized; paper-sized after a
     /// paper-* preset).
-    #[arg(long, value_name = "NAME", value_parser = ["pac", "trace", "patchtst"])]
+    #[arg(long, value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(sep::neural::BackboneKind::ALL.map(|k| k.name())))]
     pub backbone: Option<String>,
 
     /// Neural: semantics enhancement (SEP) in front of the backbone.
@@ -107,7 +107,7 @@ pub struct Args {
 
     /// SE: adaptive stride: soft (the reference code's gate), hard (the paper's
     /// threshold: low-scoring patches are skipped), off (fixed stride).
-    #[arg(long, value_name = "MODE", value_parser = ["soft", "hard", "off"])]
+    #[arg(long, value_name = "MODE", value_parser = clap::builder::PossibleValuesParser::new(sep::neural::AdaptiveKind::ALL.map(|k| k.name())))]
     pub adaptive: Option<String>,
 
     /// Neural: the most streams (B) a block is split into.

@@ -136,14 +136,21 @@ pub enum AdaptiveKind {
 }
 
 impl AdaptiveKind {
-    /// The kind with this command-line name (`off`, `soft`, `hard`).
-    pub fn from_name(name: &str) -> Option<AdaptiveKind> {
-        match name {
-            "off" => Some(AdaptiveKind::Off),
-            "soft" => Some(AdaptiveKind::Soft),
-            "hard" => Some(AdaptiveKind::Hard),
-            _ => None,
+    /// Every kind.
+    pub const ALL: [AdaptiveKind; 3] = [AdaptiveKind::Soft, AdaptiveKind::Hard, AdaptiveKind::Off];
+
+    /// The kind's name (`off`, `soft`, `hard`).
+    pub fn name(self) -> &'static str {
+        match self {
+            AdaptiveKind::Off => "off",
+            AdaptiveKind::Soft => "soft",
+            AdaptiveKind::Hard => "hard",
         }
+    }
+
+    /// The kind with this name.
+    pub fn from_name(name: &str) -> Option<AdaptiveKind> {
+        AdaptiveKind::ALL.into_iter().find(|k| k.name() == name)
     }
 
     /// The gate of this kind for `s`: its current one if of this kind, else the
