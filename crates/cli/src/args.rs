@@ -1,6 +1,7 @@
 //! Command-line arguments, in the style of zstd and xz.
 
 use clap::{ArgAction, Parser};
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 /// sep: lossless compression with models that learn while they code.
@@ -234,6 +235,112 @@ pub fn parse_size(s: &str) -> Result<u32, String> {
         return Err(format!("'{s}' is above the maximum block size, 1G"));
     }
     Ok(v as u32)
+}
+
+/// `-1` .. `-9` become `--level=N`, `--fast` `--level=1`, `--best`
+/// `--level=9` (clap has no digit flags); after `--` nothing changes.
+pub(crate) fn rewrite_levels(argv: Vec<OsString>) -> Vec<OsString> {
+    let mut out = Vec::with_capacity(argv.len());
+    let mut options_end = false;
+    for (i, a) in argv.into_iter().enumerate() {
+        if i > 0 && !options_end {
+            if a == "--" {
+                options_end = true;
+            } else if let Some(s) = a.to_str() {
+                let level = match s {
+                    "--fast" => Some("1"),
+                    "--best" => Some("9"),
+                    _ => s
+                        .strip_prefix('-')
+                        .filter(|d| d.len() == 1 && matches!(d.as_bytes()[0], b'1'..=b'9')),
+                };
+                if let Some(n) = level {
+                    out.push(format!("--level={n}").into());
+                    continue;
+                }
+            }
+        }
+        out.push(a);
+    }
+    out
+}
+
+/// The model and preset of each level (see `args::AFTER_HELP`).
+pub(crate) fn level_setting(level: u8) -> (&'static str, Option<&'static str>) {
+    match level {
+        1 => ("order2", None),
+        2 | 3 => ("mix", Some("fast")),
+        4..=6 => ("mix", Some("default")),
+        _ => ("mix", Some("max")),
+    }
+}
+
+/// Sets `-m` and `-p` from a level; a level with an explicit `-m` or `-p` is
+/// a usage error (which would win is not obvious).
+pub(crate) fn apply_level(mut args: Args, m: &clap::ArgMatches) -> Result<Args, String> {
+    let Some(level) = args.level else {
+        return Ok(args);
+    };
+    let given = |id: &str| m.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+    if given("model") || given("preset") {
+        return Err(format!(
+            "-{level} sets the model and preset; leave out -m and -p (see sep --help)"
+        ));
+    }
+    let (model, preset) = level_setting(level);
+    args.model = model.into();
+    args.preset = preset.map(String::from);
+    Ok(args)
+}
+
+/// 0 with -q, else 1 plus the number of -v; the last of -q and -v wins (a
+/// -v after -q counts from 1 again).
+pub(crate) fn resolve_verbosity(m: &clap::ArgMatches) -> u8 {
+    let given = |id: &str| m.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+    let last_q = if given("quiet") {
+        m.indices_of("quiet").and_then(|i| i.max())
+    } else {
+        None
+    };
+    let vs: Vec<usize> = if given("verbose") {
+        m.indices_of("verbose")
+            .map(|i| i.collect())
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    // `-vv` is one index with a count of 2.
+    let count = m.get_count("verbose").min(250);
+    match last_q {
+        Some(q) => match vs.iter().filter(|&&v| v > q).count() {
+            0 => 0,
+            n if n == vs.len() => 1 + count,
+            n => 1 + n as u8,
+        },
+        None => 1 + count,
+    }
+}
+
+/// Clap's error as one line, without its "error: " prefix, its tips and
+/// its usage lines.
+pub(crate) fn clap_error_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let first = text.lines().next().unwrap_or("invalid arguments").trim();
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    format!("{first} (see sep --help)")
+}
+
+/// `sep info FILE...` is `sep -l -v FILE...`; `sep help` is `sep --help`
+/// (`sep ./help` and `sep -- help` still name a file).
+pub(crate) fn rewrite_subcommands(mut argv: Vec<OsString>) -> Vec<OsString> {
+    if argv.get(1).is_some_and(|a| a == "info") {
+        argv[1] = "-l".into();
+        argv.insert(2, "-v".into());
+    }
+    if argv.get(1).is_some_and(|a| a == "help") {
+        argv[1] = "--help".into();
+    }
+    argv
 }
 
 #[cfg(test)]
