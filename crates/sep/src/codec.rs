@@ -95,6 +95,7 @@ impl Model {
 
 /// A model with every hyperparameter fixed, as stored in the header.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ModelConfig {
     /// `model_id` 0.
     Store,

@@ -36,6 +36,7 @@
 /// [`MixConfig::preset`]: crate::MixConfig::preset
 /// [`NeuralConfig::preset`]: crate::neural::NeuralConfig::preset
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Preset {
     /// The fastest: fewer contexts (mixed model), the smallest network
     /// (neural model).

@@ -10,6 +10,7 @@ use crate::preset::Preset;
 
 /// A backbone family, for [`Knobs::backbone`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BackboneKind {
     /// PAC (MLP).
     Pac,
@@ -98,6 +99,7 @@ impl BackboneKind {
 
 /// The adaptive-stride mode, for [`Knobs::adaptive`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AdaptiveKind {
     /// Fixed stride.
     Off,
