@@ -189,7 +189,11 @@ impl Write for Sink {
 
 /// The encoder of a [`SepCompressor`], until `flush` finishes it.
 struct EncoderState {
-    encoder: Option<sep::Encoder<Sink>>,
+    /// Boxed: the encoder holds cache-line-aligned (64-byte) state, and Python
+    /// allocates objects with 16-byte alignment only, so it must not live in
+    /// the Python object itself (a debug build panics on the misaligned
+    /// pointer; a release build would be undefined behaviour).
+    encoder: Option<Box<sep::Encoder<Sink>>>,
     failed: bool,
 }
 
@@ -238,7 +242,7 @@ impl SepCompressor {
             ..options(preset, threads, block_size)?
         };
         let sink = Sink::default();
-        let encoder = sep::Encoder::new(sink.clone(), &options).map_err(to_py)?;
+        let encoder = Box::new(sep::Encoder::new(sink.clone(), &options).map_err(to_py)?);
         Ok(SepCompressor {
             sink,
             state: Mutex::new(EncoderState {
@@ -602,3 +606,8 @@ fn _sep(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_THREADS", sep::MAX_THREADS)?;
     Ok(())
 }
+
+// Python allocates objects with 16-byte alignment; a pyclass that needs more
+// is placed misaligned (see `EncoderState::encoder`).
+const _: () = assert!(std::mem::align_of::<SepCompressor>() <= 16);
+const _: () = assert!(std::mem::align_of::<SepDecompressor>() <= 16);
