@@ -196,8 +196,10 @@ def test_gil_is_released_while_coding():
     stop.set()
     t.join()
     assert elapsed > 0.1
-    # With the GIL held the ticker would not run at all while compressing.
-    assert during >= elapsed / 0.005 / 4, (during, elapsed)
+    # With the GIL held the ticker could not run while compressing (one tick at
+    # most, at the start); released, it ticks about every 5 ms. A loose bound,
+    # as the machine may be busy.
+    assert during >= 5, (during, elapsed)
 
 
 def test_sepfile_write_read_binary_and_text(tmp_path):
