@@ -164,7 +164,10 @@ class SepFile(io.BufferedIOBase):
     file object. ``mode`` is ``"r"``, ``"w"``, ``"x"`` or ``"a"`` (with or
     without ``"b"``); appending adds one more archive, and concatenated
     archives read as one stream. ``preset``, ``threads`` and ``block_size`` are
-    those of :func:`compress` (writing); ``max_output`` bounds the decoded
+    those of :func:`compress` (writing: the length is not known in advance, so
+    the archive is the one ``cat FILE | sep -c`` writes, with no content length
+    in its header; :func:`sep.dask.compress_file` gives ``sep -c FILE``'s
+    bytes); ``max_output`` bounds the decoded
     size (reading). Seeking is supported when reading, by decoding forwards
     (backwards: again from the start).
 
