@@ -298,3 +298,12 @@ def test_sepfile_streams_with_bounded_memory(tmp_path):
                 peak = max(peak, _rss_mib())
     assert n == total << 20
     assert peak - base < 64, (base, peak)
+
+
+def test_sepfile_writes_what_sep_writes_from_a_pipe(sep_bin, corpus, tmp_path):
+    data = corpus[0].read_bytes()
+    buf = io.BytesIO()
+    with sep.SepFile(buf, "wb", preset=1) as f:
+        f.write(data)
+    cli = subprocess.run([sep_bin, "-c", "-1"], input=data, check=True, capture_output=True).stdout
+    assert buf.getvalue() == cli
