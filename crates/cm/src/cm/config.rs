@@ -41,8 +41,8 @@ pub struct CmConfig {
     /// files, Excel BIFF streams), switching to the audio, pixel, x86 or
     /// record model set where a header says so
     /// (doc/FORMAT.md section 4.11); 2 adds the text, code and markup
-    /// contexts in place of the word and image ones, two mixer selectors and
-    /// three APMs (section 4.12). Not part of [`to_bytes`](Self::to_bytes):
+    /// contexts in place of the word and image ones, one mixer selector and
+    /// two APMs (section 4.12). Not part of [`to_bytes`](Self::to_bytes):
     /// the mix parameters carry it.
     pub revision: u8,
 }
@@ -60,8 +60,8 @@ impl CmConfig {
             // Revision 1: the detected kind's tables (the BIFF family's
             // 4 MiB column table is the largest) and second mixer.
             + if self.revision > 0 { 6 << 20 } else { 0 }
-            // Revision 2: the three APMs of `sse.rs`.
-            + if self.revision >= 2 { 3 * 2 * 33 * 65536 } else { 0 }
+            // Revision 2: the two APMs of `sse.rs`.
+            + if self.revision >= 2 { 2 * 2 * 33 * 65536 } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

@@ -162,11 +162,9 @@ pub struct Cm {
     /// current byte.
     sse: Option<TextSse>,
     sse_byte: SseByte,
-    /// Revision 2: two more mixer selectors (the longest order context
-    /// seen before, with the bit position; the byte before the last), after
-    /// the configured ones; and how many order contexts lead the inputs.
+    /// Revision 2: one more mixer selector (the byte before the last),
+    /// after the configured ones.
     extra_selectors: bool,
-    order_contexts: usize,
     hashes: Vec<u32>,
     buckets: Vec<usize>,
     nodes: Vec<usize>,
@@ -215,7 +213,6 @@ impl Cm {
             sse: (config.revision >= 2).then(TextSse::new),
             sse_byte: SseByte::default(),
             extra_selectors: config.revision >= 2,
-            order_contexts: 0,
         };
         cm.install(families(config));
         cm
@@ -237,9 +234,8 @@ impl Cm {
             .map(|k| sizes[k])
             .collect();
         if self.extra_selectors {
-            chosen.extend([8 * 8, 256]);
+            chosen.push(256);
         }
-        self.order_contexts = families[0].contexts();
         self.bit_families = (0..families.len())
             .filter(|&k| families[k].bit_inputs() > 0)
             .collect();
@@ -392,12 +388,7 @@ impl Cm {
             }
         }
         if self.extra_selectors {
-            let longest = self.states[..self.order_contexts.min(7)]
-                .iter()
-                .rposition(|&s| s != 0)
-                .map_or(0, |k| k + 1);
-            self.mixer.select(k, longest * 8 + i as usize);
-            self.mixer.select(k + 1, self.sse_byte.c2 as usize);
+            self.mixer.select(k, self.sse_byte.c2 as usize);
         }
         self.mixer.select_final(i as usize);
         let d = self.mixer.mix();
@@ -465,7 +456,6 @@ impl Cm {
             self.mixer.set_rates(6 + 10 * 16384 / (16384 + n), 2);
             let m = &st.matcher;
             self.sse_byte = SseByte {
-                order3: hash2(st.c4 & 0xFF_FFFF, 0x5353),
                 word: hash2(st.words.word, c1),
                 expected: m.expected_byte().map_or(0, |b| 0x100 | u32::from(b)),
                 len: m.len().min(15) as u32,
