@@ -451,7 +451,7 @@ impl Cm {
         let c2 = (st.c4 >> 8) & 0xFF;
         if self.sse.is_some() {
             // Revision 2 learns faster at the start of a stream: the
-            // first layer's rate decays from 16 towards 6 (10 at 16 KiB).
+            // first layer's rate decays from 16 towards 6 (11 at 16 KiB).
             let n = (pos - st.start).min(1 << 30) as i32;
             self.mixer.set_rates(6 + 10 * 16384 / (16384 + n), 2);
             let m = &st.matcher;
