@@ -10,7 +10,8 @@
 //! the predictions of context families that each live in one file of
 //! `models/` (order-N, word, sparse, record, image; and for CM revision 1
 //! the data-type detector with the audio, pixel, x86, BIFF and bi-level
-//! families) behind one trait, so adding a family is one new file plus a
+//! families; for revision 2 the text family and the APMs of `sse.rs`)
+//! behind one trait, so adding a family is one new file plus a
 //! registration line. Revision 0 of it is frozen: see `cm/mod.rs`.
 //!
 //! Start with [`Order2`], the fast model selected by `--model order2`. The
@@ -47,6 +48,7 @@ mod mixer2;
 mod models;
 mod order2;
 mod prim;
+mod sse;
 mod state;
 
 pub use apm::Apm;

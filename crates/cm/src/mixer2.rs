@@ -87,6 +87,13 @@ impl Mixer2 {
         }
     }
 
+    /// Sets the learning rates of the first layer and of the final layer
+    /// (as [`new`](Self::new)'s `lr` and `final_lr`), for a schedule.
+    pub fn set_rates(&mut self, lr: i32, final_lr: i32) {
+        self.lr = lr;
+        self.flr = final_lr;
+    }
+
     /// Number of inputs.
     pub fn inputs(&self) -> usize {
         self.n

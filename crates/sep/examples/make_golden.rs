@@ -168,15 +168,21 @@ fn models() -> Vec<(&'static str, Model)> {
                 neural: None,
             }),
         ),
-        ("default-r1", Model::default()),
+        ("default-r1", default_r(1)),
     ]
 }
 
 /// The `default` preset with CM revision 0.
 fn default_r0() -> Model {
+    default_r(0)
+}
+
+/// The `default` preset with CM revision `revision` (pinned: the archives
+/// of an older revision must not change when the default moves on).
+fn default_r(revision: u8) -> Model {
     let cm = MixConfig::preset(Preset::Default).expect("mix preset").cm;
     Model::Mix(MixConfig {
-        cm: CmConfig { revision: 0, ..cm },
+        cm: CmConfig { revision, ..cm },
         neural: None,
     })
 }

@@ -63,9 +63,11 @@ impl MixConfig {
             // and ablation").
             // CM revision 1 (WAV/PNM detection): only detected files
             // change, and those shrink (README, "Presets and ablation").
+            // CM revision 2 (text, code and markup contexts, more selectors
+            // and APMs): README, "CM revision 2".
             Preset::Default => Some(MixConfig {
                 cm: CmConfig {
-                    revision: 1,
+                    revision: 2,
                     ..full_cm(26)
                 },
                 neural: None,
@@ -75,7 +77,7 @@ impl MixConfig {
             Preset::Max => Some(MixConfig {
                 cm: CmConfig {
                     match_bits: 24,
-                    revision: 1,
+                    revision: 2,
                     ..full_cm(27)
                 },
                 neural: None,
@@ -211,13 +213,16 @@ mod tests {
 
     #[test]
     fn cm_revision_travels_in_params_byte_1() {
-        let r1 = MixConfig::preset(Preset::Default).expect("mix preset");
-        assert_eq!(r1.cm.revision, 1);
-        let p = r1.to_params();
-        assert_eq!(p[1], 1);
-        assert_eq!(MixConfig::from_params(&p, 1, 0), Ok(r1.clone()));
+        let r2 = MixConfig::preset(Preset::Default).expect("mix preset");
+        assert_eq!(r2.cm.revision, 2);
+        let p = r2.to_params();
+        assert_eq!(p[1], 2);
+        assert_eq!(MixConfig::from_params(&p, 1, 0), Ok(r2.clone()));
+        let mut r1 = p.clone();
+        r1[1] = 1;
+        assert_eq!(MixConfig::from_params(&r1, 1, 0).unwrap().cm.revision, 1);
         let mut bad = p.clone();
-        bad[1] = 2;
+        bad[1] = 3;
         assert!(
             MixConfig::from_params(&bad, 1, 0)
                 .unwrap_err()

@@ -40,7 +40,9 @@ pub struct CmConfig {
     /// detection at the start of a block (WAV audio, PNM images, x86 ELF
     /// files, Excel BIFF streams), switching to the audio, pixel, x86 or
     /// record model set where a header says so
-    /// (doc/FORMAT.md section 4.11). Not part of [`to_bytes`](Self::to_bytes):
+    /// (doc/FORMAT.md section 4.11); 2 adds the text, code and markup
+    /// contexts in place of the word and image ones, one mixer selector and
+    /// two APMs (section 4.12). Not part of [`to_bytes`](Self::to_bytes):
     /// the mix parameters carry it.
     pub revision: u8,
 }
@@ -58,6 +60,8 @@ impl CmConfig {
             // Revision 1: the detected kind's tables (the BIFF family's
             // 4 MiB column table is the largest) and second mixer.
             + if self.revision > 0 { 6 << 20 } else { 0 }
+            // Revision 2: the two APMs of `sse.rs`.
+            + if self.revision >= 2 { 2 * 2 * 33 * 65536 } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the
@@ -99,8 +103,8 @@ impl CmConfig {
                 self.selectors
             ));
         }
-        if self.revision > 1 {
-            return Err(format!("CM revision {} unknown (0 or 1)", self.revision));
+        if self.revision > 2 {
+            return Err(format!("CM revision {} unknown (0 to 2)", self.revision));
         }
         if self.apms & 0xFC != 0 {
             return Err(format!("apms {:#x}: only bits 0 and 1", self.apms));

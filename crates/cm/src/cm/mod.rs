@@ -47,10 +47,12 @@ use crate::models::order::OrderContexts;
 use crate::models::pixel::PixelContexts;
 use crate::models::record::RecordContexts;
 use crate::models::sparse::SparseContexts;
+use crate::models::text::TextContexts;
 use crate::models::word::WordContexts;
 use crate::models::x86::X86Contexts;
 use crate::models::{ByteCtx, ContextModel, hash2};
 use crate::prim::{AdaptiveProbs, StateMap};
+use crate::sse::{SseByte, TextSse};
 use crate::state::STATES;
 use sep_coder::{Coder, FreqTable};
 
@@ -59,10 +61,13 @@ use sep_coder::{Coder, FreqTable};
 pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
     let mut f: Vec<Box<dyn ContextModel>> = Vec::new();
     f.push(Box::new(OrderContexts::new(config.orders, config.long)));
-    if config.word {
+    // Revision 2: the text family replaces the word and image families.
+    if config.word && config.revision >= 2 {
+        f.push(Box::new(TextContexts::new()));
+    } else if config.word {
         f.push(Box::new(WordContexts));
     }
-    if config.image {
+    if config.image && config.revision < 2 {
         f.push(Box::new(ImageContexts::new()));
     }
     if config.sparse {
@@ -153,6 +158,13 @@ pub struct Cm {
     apm_byte: Option<u32>,
     /// Revision 1 without a network: watches the block's start for a header.
     detector: Option<Detector>,
+    /// Revision 2: the APMs after the v1 chain, and what they see of the
+    /// current byte.
+    sse: Option<TextSse>,
+    sse_byte: SseByte,
+    /// Revision 2: one more mixer selector (the byte before the last),
+    /// after the configured ones.
+    extra_selectors: bool,
     hashes: Vec<u32>,
     buckets: Vec<usize>,
     nodes: Vec<usize>,
@@ -197,7 +209,10 @@ impl Cm {
             bit_families: Vec::new(),
             bit_inputs: 0,
             apm_byte: None,
-            detector: (config.revision == 1 && !neural_input).then(Detector::new),
+            detector: (config.revision >= 1 && !neural_input).then(Detector::new),
+            sse: (config.revision >= 2).then(TextSse::new),
+            sse_byte: SseByte::default(),
+            extra_selectors: config.revision >= 2,
         };
         cm.install(families(config));
         cm
@@ -214,10 +229,13 @@ impl Cm {
             .map(|k| (k, families[k].selector_size()));
         let previous_byte = self.byte_selector.map_or(256, |(_, n)| n);
         let sizes = [1 + 2 * 32, 256, previous_byte, (contexts + 1) * 8];
-        let chosen: Vec<usize> = (0..4)
+        let mut chosen: Vec<usize> = (0..4)
             .filter(|k| self.selectors & (1 << k) != 0)
             .map(|k| sizes[k])
             .collect();
+        if self.extra_selectors {
+            chosen.push(256);
+        }
         self.bit_families = (0..families.len())
             .filter(|&k| families[k].bit_inputs() > 0)
             .collect();
@@ -369,10 +387,17 @@ impl Cm {
                 k += 1;
             }
         }
+        if self.extra_selectors {
+            self.mixer.select(k, self.sse_byte.c2 as usize);
+        }
         self.mixer.select_final(i as usize);
         let d = self.mixer.mix();
         let pm = self.mixer.last();
-        self.apms.refine(pm, d, c0, self.apm_byte.unwrap_or(c1), h2)
+        let p = self.apms.refine(pm, d, c0, self.apm_byte.unwrap_or(c1), h2);
+        match self.sse.as_mut() {
+            Some(sse) => sse.refine(p, &self.sse_byte, c0, i),
+            None => p,
+        }
     }
 
     /// Trains everything [`predict_bit`](Self::predict_bit) used on `bit`.
@@ -394,6 +419,9 @@ impl Cm {
         }
         self.mixer.update(bit);
         self.apms.update(bit);
+        if let Some(sse) = self.sse.as_mut() {
+            sse.update(bit);
+        }
     }
 
     /// Codes (or decodes) the byte at `pos` of the stream with history `st`,
@@ -421,6 +449,19 @@ impl Cm {
         let byte = u32::from(data[pos]);
         let c1 = st.c4 & 0xFF;
         let c2 = (st.c4 >> 8) & 0xFF;
+        if self.sse.is_some() {
+            // Revision 2 learns faster at the start of a stream: the
+            // first layer's rate decays from 16 towards 6 (11 at 16 KiB).
+            let n = (pos - st.start).min(1 << 30) as i32;
+            self.mixer.set_rates(6 + 10 * 16384 / (16384 + n), 2);
+            let m = &st.matcher;
+            self.sse_byte = SseByte {
+                word: hash2(st.words.word, c1),
+                expected: m.expected_byte().map_or(0, |b| 0x100 | u32::from(b)),
+                len: m.len().min(15) as u32,
+                c2,
+            };
+        }
         let h2 = (hash2(c1, c2 | 0x1_0000) >> 24) as usize;
         let mut c0 = 1u32;
         let mut nib = 1usize;

@@ -23,6 +23,7 @@ pub(crate) mod order;
 pub(crate) mod pixel;
 pub(crate) mod record;
 pub(crate) mod sparse;
+pub(crate) mod text;
 pub(crate) mod word;
 pub(crate) mod x86;
 
