@@ -233,3 +233,60 @@ fn crafted_deflate_and_x86_data_are_refused() {
         }
     }
 }
+
+/// The deflate inverse on `inner` and `extra`, expecting `raw_len` bytes.
+fn deflate_inverse(inner: &[u8], extra: &[u8], raw_len: usize) -> Result<Vec<u8>, String> {
+    sep::segment::transform::inverse(TransformKind::Deflate, inner, extra, raw_len)
+}
+
+#[test]
+fn deflate_recreation_of_crafted_data_is_bounded() {
+    // The fuzzer's endless-recreation input (fuzz/artifacts/transforms), cut so
+    // that its reconstruction data has no trailing bytes: published preflate-rs
+    // 0.7.6 recreates empty blocks from it for ever (output growing ~60 MB/s);
+    // the patched one (vendor/preflate-rs/PATCHES.md) stops once the output
+    // passes the segment's declared length.
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fuzz/artifacts/transforms/timeout-cf0f3e440d1a1a60c78b346128a9539c8b4e9b68");
+    let data = std::fs::read(p).expect("artifact");
+    let raw_len = usize::from(u16::from_le_bytes([data[1], data[2]]));
+    let split = usize::from(u16::from_le_bytes([data[3], data[4]]));
+    let (inner, extra) = data[5..].split_at(split);
+    assert_eq!(extra.len(), 36);
+    let t = std::time::Instant::now();
+    let e = deflate_inverse(inner, extra, raw_len).expect_err("crafted data");
+    assert!(e.contains("broken reconstruction data"), "{e}");
+    // Bounded work, not a timeout: the same input under any declared length
+    // up to 1 MiB fails the same way (the work grows with the length).
+    for len in [0, 1, 1 << 20] {
+        assert!(deflate_inverse(inner, extra, len).is_err());
+    }
+    assert!(t.elapsed().as_secs() < 60, "took {:?}", t.elapsed());
+}
+
+#[test]
+fn deflate_recreation_stops_at_the_declared_length() {
+    // Real reconstruction data of a gzip member's deflate stream: the
+    // inverse gives the stream back under its own length and refuses any
+    // shorter declared length instead of producing more.
+    let gz = input("grammar.lsp.gz");
+    let plan = sep::segment::transform::analyse(&gz).expect("a deflate segment");
+    let mut at = 0usize;
+    let mut raw_at = 0usize;
+    let mut seen = false;
+    for s in &plan.segments {
+        let inner = &plan.inner[at..at + s.inner_len as usize];
+        if s.kind == TransformKind::Deflate {
+            let n = s.raw_len as usize;
+            let back = deflate_inverse(inner, &s.extra, n).expect("own length");
+            assert_eq!(back, gz[raw_at..raw_at + n]);
+            for short in [0, 1, n / 2, n - 1] {
+                assert!(deflate_inverse(inner, &s.extra, short).is_err(), "{short}");
+            }
+            seen = true;
+        }
+        at += s.inner_len as usize;
+        raw_at += s.raw_len as usize;
+    }
+    assert!(seen);
+}

@@ -157,11 +157,13 @@ impl HashChainHolder for () {
         _target_reference: &DeflateTokenReference,
         _input: &PreflateInput,
     ) -> Result<u32> {
-        unimplemented!()
+        // sep patch: an error, not a panic (reachable from crafted data)
+        err_exit_code(ExitCode::InvalidDeflate, "no dictionary to match against")
     }
 
     fn hop_match(&self, _len: u32, _hops: u32, _input: &PreflateInput) -> Result<u32> {
-        unimplemented!()
+        // sep patch: an error, not a panic (reachable from crafted data)
+        err_exit_code(ExitCode::InvalidDeflate, "no dictionary to match against")
     }
 
     fn add_missing_previous_hash(&mut self, _input: &PreflateInput) {}

@@ -44,8 +44,9 @@ pub use preflate_input::{PlainText, PreflateInput};
 
 pub use statistical_codec::{CodecCorrection, CountNonDefaultActions};
 pub use stream_processor::{
-    PreflateStreamChunkResult, PreflateStreamProcessor, RecreateStreamProcessor,
+    PreflateStreamChunkResult, PreflateStreamProcessor, RecreateLimits, RecreateStreamProcessor,
     preflate_whole_deflate_stream, recreate_whole_deflate_stream,
+    recreate_whole_deflate_stream_limited,
 };
 
 /// Configure the preflate stream processor

@@ -21,7 +21,7 @@ use crate::{
     estimator::preflate_parameter_estimator::{
         TokenPredictorParameters, estimate_preflate_parameters,
     },
-    preflate_error::{AddContext, ExitCode, PreflateError},
+    preflate_error::{AddContext, ExitCode, PreflateError, err_exit_code},
     preflate_input::{PlainText, PreflateInput},
     statistical_codec::{CodecCorrection, PredictionDecoder, PredictionEncoder},
     token_predictor::TokenPredictor,
@@ -327,6 +327,91 @@ pub fn recreate_whole_deflate_stream(
         state.recompress(&mut Cursor::new(&plain_text), prediction_corrections)?;
 
     Ok(recompressed)
+}
+
+/// sep patch: bounds for [`recreate_whole_deflate_stream_limited`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecreateLimits {
+    /// The most bytes the recreated stream may have; recreation stops with an
+    /// error as soon as the output passes it (checked after every block).
+    pub max_output: usize,
+    /// The largest `max_chain` the reconstruction parameters may ask for (the
+    /// `max_chain_length` the data was made with; the estimator never picks
+    /// more than 4096).
+    pub max_chain: u32,
+}
+
+/// sep patch: checks reconstruction parameters before a predictor is built
+/// from them. The estimator only produces these ranges; crafted values would
+/// otherwise overflow shifts, underflow the window arithmetic or make a chain
+/// search run without the bound `max_chain` gives it.
+fn check_parameters(params: &TokenPredictorParameters, limits: &RecreateLimits) -> Result<()> {
+    use crate::hash_algorithm::HashAlgorithm;
+    if params.hash_algorithm == HashAlgorithm::None {
+        return Ok(());
+    }
+    if !(9..=15).contains(&params.window_bits) {
+        return err_exit_code(
+            ExitCode::InvalidCompressedWrapper,
+            "window_bits out of range",
+        );
+    }
+    if params.max_chain == 0 || params.max_chain > limits.max_chain {
+        return err_exit_code(ExitCode::InvalidCompressedWrapper, "max_chain out of range");
+    }
+    if params.nice_length > 258 {
+        return err_exit_code(
+            ExitCode::InvalidCompressedWrapper,
+            "nice_length out of range",
+        );
+    }
+    Ok(())
+}
+
+/// sep patch: [`recreate_whole_deflate_stream`] with its work bounded: the
+/// reconstruction parameters are checked first, and recreation stops with an
+/// error once the output passes `limits.max_output` bytes. Without the bound,
+/// crafted corrections can make the decoder produce empty blocks for ever (each
+/// one rebuilding Huffman trees and growing the output). A stream that
+/// recreates within the limits gives exactly the bytes the unbounded function
+/// gives.
+pub fn recreate_whole_deflate_stream_limited(
+    plain_text: &[u8],
+    prediction_corrections: &[u8],
+    limits: &RecreateLimits,
+) -> Result<Vec<u8>> {
+    let r = ReconstructionData::read(prediction_corrections)?;
+    check_parameters(&r.parameters, limits)?;
+
+    let mut plain = PlainText::new();
+    plain.append(plain_text);
+    let mut input = PreflateInput::new(&plain);
+    let mut predictor = TokenPredictor::new(&r.parameters);
+    let mut decoder =
+        PredictionDecoderCabac::new(VP8Reader::new(Cursor::new(r.corrections)).context()?);
+    let mut writer = DeflateWriter::new();
+    loop {
+        let block = predictor.recreate_block(&mut decoder, &mut input)?;
+        writer.encode_block(&block)?;
+        if writer.output_len() > limits.max_output {
+            return err_exit_code(
+                ExitCode::InvalidDeflate,
+                "recreated stream longer than its limit",
+            );
+        }
+        if decoder.decode_correction_bool(CodecCorrection::EndOfChunk, input.remaining() == 0) {
+            break;
+        }
+    }
+    writer.flush();
+    let out = writer.detach_output();
+    if out.len() > limits.max_output {
+        return err_exit_code(
+            ExitCode::InvalidDeflate,
+            "recreated stream longer than its limit",
+        );
+    }
+    Ok(out)
 }
 
 /// takes a deflate compressed stream, analyzes it, decoompresses it, and records

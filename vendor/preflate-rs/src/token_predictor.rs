@@ -367,7 +367,10 @@ impl TokenPredictor {
 
         // rust aborts on OOM, so check before we allocate to avoid crashing the process
         let mut tokens = Vec::new();
-        if tokens.try_reserve_exact(blocksize as usize).is_err() {
+        // sep patch: a block has at most one token per plain-text byte left, so a
+        // crafted token count reserves no more than that
+        let reserve = (blocksize as usize).min(input.remaining() as usize);
+        if tokens.try_reserve_exact(reserve).is_err() {
             return err_exit_code(ExitCode::OutOfMemory, "Out of memory");
         }
 

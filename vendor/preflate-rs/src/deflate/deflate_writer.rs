@@ -46,6 +46,11 @@ impl DeflateWriter {
         }
     }
 
+    /// sep patch: bytes of output written so far (up to 7 bits more are pending)
+    pub fn output_len(&self) -> usize {
+        self.output.len()
+    }
+
     pub fn detach_output(&mut self) -> Vec<u8> {
         let mut o = Vec::new();
         o.append(&mut self.output);
