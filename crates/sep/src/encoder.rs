@@ -93,6 +93,12 @@ pub struct Options {
     /// The exact input length, when known: stored in the header, and
     /// checked by [`Encoder::finish`].
     pub content_length: Option<u64>,
+    /// Look for segments to transform (JPEG, deflate streams, x86 code; issue
+    /// 17, doc/FORMAT.md section 8) and write a segmented block where that
+    /// is smaller; `true` by default. `false` writes the archive sep wrote
+    /// before transforms existed, for measuring what they buy (command line:
+    /// `--no-transforms`).
+    pub transforms: bool,
 }
 
 impl Default for Options {
@@ -105,6 +111,7 @@ impl Default for Options {
             pipeline: true,
             seed: 0,
             content_length: None,
+            transforms: true,
         }
     }
 }
@@ -276,10 +283,13 @@ impl<W: Write> Encoder<W> {
         let threads = resolve_threads(options.threads).min(crate::MAX_THREADS);
         let (header, config) = options.header()?;
         let seed = header.seed;
+        let transforms = options.transforms;
         let pipeline = Pipeline::new(
             threads,
             options.pipeline,
-            move |mut raw: Vec<u8>, cancel: &Cancel| code_block(&config, seed, &mut raw, cancel),
+            move |mut raw: Vec<u8>, cancel: &Cancel| {
+                code_block(&config, seed, transforms, &mut raw, cancel)
+            },
         );
         Ok(Encoder {
             out,
@@ -563,8 +573,14 @@ fn looks_incompressible(config: &ModelConfig, seed: u64, raw: &[u8], cancel: &Ca
 /// One block, coded: stored when the model would not make it smaller, or
 /// when its start shows it incompressible ([`looks_incompressible`]). `raw`
 /// is left as it is (and kept, as the payload of a stored block); the result
-/// is garbage once `cancel` is set.
-fn code_block(config: &ModelConfig, seed: u64, raw: &mut Vec<u8>, cancel: &Cancel) -> Coded {
+/// is garbage once `cancel` is set. `transforms`: try a segmented block too.
+fn code_block(
+    config: &ModelConfig,
+    seed: u64,
+    transforms: bool,
+    raw: &mut Vec<u8>,
+    cancel: &Cancel,
+) -> Coded {
     let raw_len = raw.len() as u32;
     let check = raw_check(raw);
     let stored = BlockHeader {
@@ -578,16 +594,19 @@ fn code_block(config: &ModelConfig, seed: u64, raw: &mut Vec<u8>, cancel: &Cance
     // applies and it comes out smaller than the alternatives. It runs with a
     // quiet Cancel (stops when asked, counts no progress): the block's own
     // coding below counts it.
-    let segmented = crate::segment::encode(config, seed, raw, &cancel.quiet()).map(|payload| {
-        let bh = BlockHeader {
-            block_type: BlockType::Segmented,
-            raw_len,
-            payload_len: payload.len() as u32,
-            raw_check: check,
-            stream_lens: vec![],
-        };
-        (bh.encoded_len() + payload.len(), header_bytes(&bh), payload)
-    });
+    let segmented = transforms
+        .then(|| crate::segment::encode(config, seed, raw, &cancel.quiet()))
+        .flatten()
+        .map(|payload| {
+            let bh = BlockHeader {
+                block_type: BlockType::Segmented,
+                raw_len,
+                payload_len: payload.len() as u32,
+                raw_check: check,
+                stream_lens: vec![],
+            };
+            (bh.encoded_len() + payload.len(), header_bytes(&bh), payload)
+        });
     let best =
         |len: usize, header: Vec<u8>, streams: Vec<Vec<u8>>, raw: &mut Vec<u8>| match segmented {
             Some((seg_len, seg_header, payload)) if seg_len < len => Coded {

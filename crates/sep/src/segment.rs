@@ -75,12 +75,9 @@ pub(crate) fn encode(
     raw: &[u8],
     cancel: &Cancel,
 ) -> Option<Vec<u8>> {
-    // SEP_TRANSFORMS=0 turns segmented blocks off (for measuring what they
-    // buy, bench/transform-set.sh); the archive is then what sep wrote
-    // before them.
-    if matches!(config, ModelConfig::Store)
-        || std::env::var_os("SEP_TRANSFORMS").is_some_and(|v| v == "0")
-    {
+    // Options::transforms (--no-transforms) turns segmented blocks off in
+    // the caller.
+    if matches!(config, ModelConfig::Store) {
         return None;
     }
     let Plan {

@@ -290,3 +290,19 @@ fn deflate_recreation_stops_at_the_declared_length() {
     }
     assert!(seen);
 }
+
+#[test]
+fn options_transforms_false_writes_plain_blocks() {
+    let gz = input("grammar.lsp.gz");
+    let with = compress(&gz);
+    let options = sep::Options {
+        transforms: false,
+        ..sep::Options::default()
+    };
+    let without = sep::compress(&gz, &options).expect("compress");
+    assert_eq!(kinds(&with).0, BlockType::Segmented);
+    // Coded as it is: the gzip bytes do not shrink, so the block is stored.
+    assert_eq!(kinds(&without), (BlockType::Stored, vec![]));
+    assert_eq!(sep::decompress(&without).expect("decompress"), gz);
+    assert!(with.len() < without.len());
+}
