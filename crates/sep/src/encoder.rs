@@ -597,7 +597,7 @@ fn code_block(
     let segmented = transforms
         .then(|| crate::segment::encode(config, seed, raw, &cancel.quiet()))
         .flatten()
-        .map(|payload| {
+        .map(|(payload, dense)| {
             let bh = BlockHeader {
                 block_type: BlockType::Segmented,
                 raw_len,
@@ -605,11 +605,35 @@ fn code_block(
                 raw_check: check,
                 stream_lens: vec![],
             };
-            (bh.encoded_len() + payload.len(), header_bytes(&bh), payload)
+            (
+                bh.encoded_len() + payload.len(),
+                header_bytes(&bh),
+                payload,
+                dense,
+            )
         });
+    // Coding the block untransformed as well (to keep the smaller) doubles
+    // the model's work. It is skipped when the segmented block is at most 7/8
+    // of the entropy-coded bytes its transforms decoded (JPEG, compressed
+    // deflate): the plain coding could only win by shrinking those bytes by
+    // more than 1/8 even if it coded everything else for free, which a
+    // byte-level model does not do on such data. Deterministic: it depends
+    // only on the block's bytes and the model. Measured in doc/TRANSFORMS.md
+    // (section "Coding twice").
+    if let Some((seg_len, _, _, dense)) = &segmented
+        && segmented_suffices(*seg_len, *dense)
+    {
+        cancel.advance(raw.len() as u64);
+        let (_, header, payload, _) = segmented.expect("checked above");
+        return Coded {
+            header,
+            streams: vec![payload],
+            raw: std::mem::take(raw),
+        };
+    }
     let best =
         |len: usize, header: Vec<u8>, streams: Vec<Vec<u8>>, raw: &mut Vec<u8>| match segmented {
-            Some((seg_len, seg_header, payload)) if seg_len < len => Coded {
+            Some((seg_len, seg_header, payload, _)) if seg_len < len => Coded {
                 header: seg_header,
                 streams: vec![payload],
                 raw: std::mem::take(raw),
@@ -651,6 +675,14 @@ fn code_block(
     )
 }
 
+/// Whether a segmented block of `seg_len` bytes (header included) whose
+/// transforms decoded `dense` bytes of entropy-coded data is kept without
+/// also coding the block untransformed: at most 7/8 of `dense` (see
+/// `code_block`).
+fn segmented_suffices(seg_len: usize, dense: u64) -> bool {
+    (seg_len as u64).saturating_mul(8) <= dense.saturating_mul(7)
+}
+
 /// The header of an empty input's archive: the store model (no `params`),
 /// whatever model `header` names, so the archive is 66 bytes, the least
 /// format v1 allows (42 bytes of header, 24 of end record). A decoder needs
@@ -679,5 +711,48 @@ impl<W: Write> std::fmt::Debug for Encoder<W> {
             .field("threads", &self.threads)
             .field("pipelined", &self.pipelined)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo_file(path: &str) -> Vec<u8> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        std::fs::read(dir.join(path)).expect("a file of the repository")
+    }
+
+    #[test]
+    fn untransformed_coding_is_skipped_only_for_dense_segments() {
+        let (_, config) = Options::default().header().expect("default header");
+        let cancel = Cancel::default();
+        // A photo: lepton's payload is about 4/5 of the JPEG, so the block is
+        // not coded a second time as it is.
+        let jpeg = repo_file("tests/corpus/files/snappy.fireworks.jpeg");
+        let (payload, dense) =
+            crate::segment::encode(&config, 0, &jpeg, &cancel).expect("jpeg segment");
+        assert_eq!(dense, jpeg.len() as u64);
+        assert!(segmented_suffices(payload.len() + 16, dense));
+        // A small JPEG's lepton payload (2969 of 3399 bytes) is not: both
+        // codings are compared.
+        let small = repo_file("tests/golden/inputs/fireworks.crop128x96.jpg");
+        let (payload, dense) =
+            crate::segment::encode(&config, 0, &small, &cancel).expect("jpeg segment");
+        assert!(!segmented_suffices(payload.len() + 16, dense));
+        // x86 code holds no entropy-coded data: both codings are compared.
+        let x86 = repo_file("tests/golden/inputs/x86.text16k");
+        let (payload, dense) =
+            crate::segment::encode(&config, 0, &x86, &cancel).expect("x86 segment");
+        assert_eq!(dense, 0);
+        assert!(!segmented_suffices(payload.len(), dense));
+        // The rule itself: at most 7/8 of the dense bytes.
+        assert!(segmented_suffices(700, 800));
+        assert!(!segmented_suffices(701, 800));
+        // The chosen block decodes to the input either way.
+        for data in [&jpeg, &small, &x86] {
+            let a = crate::compress(data, &Options::default()).expect("compress");
+            assert_eq!(&crate::decompress(&a).expect("decompress"), data);
+        }
     }
 }
