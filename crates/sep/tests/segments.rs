@@ -306,3 +306,52 @@ fn options_transforms_false_writes_plain_blocks() {
     assert_eq!(sep::decompress(&without).expect("decompress"), gz);
     assert!(with.len() < without.len());
 }
+
+#[test]
+fn inverse_transforms_count_against_the_work_limit() {
+    use sep::format::{BlockHeader, EndRecord};
+    // A crafted segmented block of 65,536 8-byte JPEG segments, each with
+    // one byte of "lepton data": cheap to read (5 bytes a segment), but each
+    // lepton inverse may decode up to 8192 x 8192 pixels, so the decoder
+    // charges every JPEG segment (doc/FORMAT.md 7.1, 8) and refuses the block
+    // before decoding it, instead of charging it as 512 KiB of modelled bytes.
+    let n = 1u32 << 16;
+    let (header, _) = sep::Options::default().header().expect("header");
+    let mut payload = Vec::new();
+    // segment_count (varint), then per segment: jpeg, raw 8, inner 0, extra 1.
+    let mut v = n;
+    while v >= 0x80 {
+        payload.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    payload.push(v as u8);
+    for _ in 0..n {
+        payload.extend_from_slice(&[1, 8, 0, 1]);
+    }
+    payload.push(0); // no streams: nothing for the model
+    payload.extend(std::iter::repeat_n(0xFFu8, n as usize));
+    let mut a = header.to_bytes();
+    BlockHeader {
+        block_type: BlockType::Segmented,
+        raw_len: 8 * n,
+        payload_len: payload.len() as u32,
+        raw_check: 0,
+        stream_lens: vec![],
+    }
+    .write_to(&mut a)
+    .expect("write to a Vec");
+    a.extend_from_slice(&payload);
+    a.extend_from_slice(
+        &EndRecord {
+            content_length: 8 * u64::from(n),
+            content_check: 0,
+        }
+        .to_bytes(),
+    );
+    let table = sep::segment::list_blocks(&a[..]).expect("the table is well-formed");
+    assert_eq!(table[0].segments.len(), n as usize);
+    match sep::decompress(&a) {
+        Err(sep::Error::OverLimit { what, .. }) => assert!(what.contains("work"), "{what}"),
+        other => panic!("expected the work limit, got {other:?}"),
+    }
+}
