@@ -8,7 +8,7 @@
 #   bench/transform-set.sh measure DIR SEP    # sizes with and without transforms, round trips
 #
 # `measure` runs `SEP -c -T1` (default preset) on every file twice: with the
-# transforms, and with SEP_TRANSFORMS=0 (segmented blocks off: the archive is
+# transforms, and with --no-transforms (segmented blocks off: the archive is
 # what sep wrote before issue 17), checks that each archive decodes to the
 # file, and prints one row per file and the totals. Needs apt-get (fetch) and
 # /usr/bin/time.
@@ -65,7 +65,7 @@ measure() {
     printf '%-34s %10s %10s %10s %7s %8s %8s\n' file bytes without with saved cpu-wo cpu-w
     for file in $(ls "$dir/files" | sort); do
         local in="$dir/files/$file"
-        SEP_TRANSFORMS=0 /usr/bin/time -f %U -o "$tmp/t0" "$sep" -c -T1 "$in" > "$tmp/a0"
+        /usr/bin/time -f %U -o "$tmp/t0" "$sep" -c -T1 --no-transforms "$in" > "$tmp/a0"
         /usr/bin/time -f %U -o "$tmp/t1" "$sep" -c -T1 "$in" > "$tmp/a1"
         "$sep" -d -c "$tmp/a0" | cmp -s - "$in" || { echo "ROUND TRIP FAILED (without): $file"; exit 1; }
         "$sep" -d -c "$tmp/a1" | cmp -s - "$in" || { echo "ROUND TRIP FAILED (with): $file"; exit 1; }

@@ -124,6 +124,12 @@ pub struct Args {
     #[arg(long)]
     pub no_pipeline: bool,
 
+    /// Code every block as it is: no search for JPEG, deflate streams or x86
+    /// code to transform (segmented blocks, doc/FORMAT.md 8; for measuring
+    /// what they buy).
+    #[arg(long)]
+    pub no_transforms: bool,
+
     /// Raw bytes per independent block, 4K..=1G, e.g. 4M, 16MiB, 65536.
     #[arg(short = 'B', long, value_name = "SIZE", value_parser = parse_size)]
     pub block_size: Option<u32>,

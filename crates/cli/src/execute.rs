@@ -252,6 +252,7 @@ impl Ctx<'_> {
             pipeline: !self.args.no_pipeline,
             seed: self.args.seed,
             content_length: inp.len,
+            transforms: !self.args.no_transforms,
         };
         // Issue 14 item 5: a smaller preset or fewer threads within -M/--memory.
         if let Some(note) = limits::fit_compression(&mut options, limits::memory(self.args))

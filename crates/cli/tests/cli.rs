@@ -532,3 +532,35 @@ fn an_input_that_fails_while_read_is_one_error_line_and_no_panic() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(out.stdout.is_empty() || out.stdout.len() < 100);
 }
+
+/// `--no-transforms` (issue 17): a gzip file gets a segmented block by
+/// default (its deflate stream inflated) and a plain one with the flag; both
+/// archives decode to the original.
+#[test]
+fn no_transforms_flag_turns_segmented_blocks_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/inputs");
+    let data = fs::read(golden.join("grammar.lsp.gz")).unwrap();
+    let input = dir.path().join("g.gz");
+    fs::write(&input, &data).unwrap();
+    let mut sizes = Vec::new();
+    for (flag, kind) in [(None, "segmented"), (Some("--no-transforms"), "stored")] {
+        let archive = dir.path().join(format!("{kind}.sep"));
+        let mut c = sep();
+        c.args(["-m", "mix", "-o"]).arg(&archive);
+        if let Some(f) = flag {
+            c.arg(f);
+        }
+        c.arg(&input).assert().success();
+        let listing = sep().args(["-l", "-v"]).arg(&archive).output().unwrap();
+        let text = String::from_utf8_lossy(&listing.stdout).into_owned();
+        assert!(text.contains(kind), "{flag:?}: {text}");
+        assert_eq!(text.contains("segmented"), flag.is_none(), "{text}");
+        assert_eq!(text.contains("deflate"), flag.is_none(), "{text}");
+        let out = sep().args(["-d", "-c"]).arg(&archive).output().unwrap();
+        assert!(out.status.success());
+        assert_eq!(out.stdout, data);
+        sizes.push(fs::metadata(&archive).unwrap().len());
+    }
+    assert!(sizes[0] < sizes[1], "{sizes:?}");
+}

@@ -367,6 +367,8 @@ fn read_record<R: Read>(
             let raw_len = u64::from(bh.raw_len);
             let work = match bh.block_type {
                 BlockType::Stored => (0, raw_len),
+                // Charged below, from its segment table (issue 17).
+                BlockType::Segmented => (0, 0),
                 _ => config.block_work(raw_len, bh.stream_lens.len() as u64),
             };
             limits.charge(spent, work)?;
@@ -383,6 +385,14 @@ fn read_record<R: Read>(
                 return Err(Error::Truncated {
                     what: "block payload",
                 });
+            }
+            if bh.block_type == BlockType::Segmented {
+                // The model's work on the transformed content and the inverse
+                // transforms' (doc/FORMAT.md sections 7.1 and 8), charged
+                // before the block is decoded.
+                let max_streams = config.header_fields().0;
+                let work = crate::segment::block_work(config, &payload, bh.raw_len, max_streams)?;
+                limits.charge(spent, work)?;
             }
             *archive_total += u64::from(bh.raw_len);
             if let Some(declared) = header.content_length

@@ -93,6 +93,12 @@ pub struct Options {
     /// The exact input length, when known: stored in the header, and
     /// checked by [`Encoder::finish`].
     pub content_length: Option<u64>,
+    /// Look for segments to transform (JPEG, deflate streams, x86 code; issue
+    /// 17, doc/FORMAT.md section 8) and write a segmented block where that
+    /// is smaller; `true` by default. `false` writes the archive sep wrote
+    /// before transforms existed, for measuring what they buy (command line:
+    /// `--no-transforms`).
+    pub transforms: bool,
 }
 
 impl Default for Options {
@@ -105,6 +111,7 @@ impl Default for Options {
             pipeline: true,
             seed: 0,
             content_length: None,
+            transforms: true,
         }
     }
 }
@@ -276,10 +283,13 @@ impl<W: Write> Encoder<W> {
         let threads = resolve_threads(options.threads).min(crate::MAX_THREADS);
         let (header, config) = options.header()?;
         let seed = header.seed;
+        let transforms = options.transforms;
         let pipeline = Pipeline::new(
             threads,
             options.pipeline,
-            move |mut raw: Vec<u8>, cancel: &Cancel| code_block(&config, seed, &mut raw, cancel),
+            move |mut raw: Vec<u8>, cancel: &Cancel| {
+                code_block(&config, seed, transforms, &mut raw, cancel)
+            },
         );
         Ok(Encoder {
             out,
@@ -563,8 +573,14 @@ fn looks_incompressible(config: &ModelConfig, seed: u64, raw: &[u8], cancel: &Ca
 /// One block, coded: stored when the model would not make it smaller, or
 /// when its start shows it incompressible ([`looks_incompressible`]). `raw`
 /// is left as it is (and kept, as the payload of a stored block); the result
-/// is garbage once `cancel` is set.
-fn code_block(config: &ModelConfig, seed: u64, raw: &mut Vec<u8>, cancel: &Cancel) -> Coded {
+/// is garbage once `cancel` is set. `transforms`: try a segmented block too.
+fn code_block(
+    config: &ModelConfig,
+    seed: u64,
+    transforms: bool,
+    raw: &mut Vec<u8>,
+    cancel: &Cancel,
+) -> Coded {
     let raw_len = raw.len() as u32;
     let check = raw_check(raw);
     let stored = BlockHeader {
@@ -578,19 +594,46 @@ fn code_block(config: &ModelConfig, seed: u64, raw: &mut Vec<u8>, cancel: &Cance
     // applies and it comes out smaller than the alternatives. It runs with a
     // quiet Cancel (stops when asked, counts no progress): the block's own
     // coding below counts it.
-    let segmented = crate::segment::encode(config, seed, raw, &cancel.quiet()).map(|payload| {
-        let bh = BlockHeader {
-            block_type: BlockType::Segmented,
-            raw_len,
-            payload_len: payload.len() as u32,
-            raw_check: check,
-            stream_lens: vec![],
+    let segmented = transforms
+        .then(|| crate::segment::encode(config, seed, raw, &cancel.quiet()))
+        .flatten()
+        .map(|(payload, dense)| {
+            let bh = BlockHeader {
+                block_type: BlockType::Segmented,
+                raw_len,
+                payload_len: payload.len() as u32,
+                raw_check: check,
+                stream_lens: vec![],
+            };
+            (
+                bh.encoded_len() + payload.len(),
+                header_bytes(&bh),
+                payload,
+                dense,
+            )
+        });
+    // Coding the block untransformed as well (to keep the smaller) doubles
+    // the model's work. It is skipped when the segmented block is at most 7/8
+    // of the entropy-coded bytes its transforms decoded (JPEG, compressed
+    // deflate): the plain coding could only win by shrinking those bytes by
+    // more than 1/8 even if it coded everything else for free, which a
+    // byte-level model does not do on such data. Deterministic: it depends
+    // only on the block's bytes and the model. Measured in doc/TRANSFORMS.md
+    // (section "Coding twice").
+    if let Some((seg_len, _, _, dense)) = &segmented
+        && segmented_suffices(*seg_len, *dense)
+    {
+        cancel.advance(raw.len() as u64);
+        let (_, header, payload, _) = segmented.expect("checked above");
+        return Coded {
+            header,
+            streams: vec![payload],
+            raw: std::mem::take(raw),
         };
-        (bh.encoded_len() + payload.len(), header_bytes(&bh), payload)
-    });
+    }
     let best =
         |len: usize, header: Vec<u8>, streams: Vec<Vec<u8>>, raw: &mut Vec<u8>| match segmented {
-            Some((seg_len, seg_header, payload)) if seg_len < len => Coded {
+            Some((seg_len, seg_header, payload, _)) if seg_len < len => Coded {
                 header: seg_header,
                 streams: vec![payload],
                 raw: std::mem::take(raw),
@@ -632,6 +675,14 @@ fn code_block(config: &ModelConfig, seed: u64, raw: &mut Vec<u8>, cancel: &Cance
     )
 }
 
+/// Whether a segmented block of `seg_len` bytes (header included) whose
+/// transforms decoded `dense` bytes of entropy-coded data is kept without
+/// also coding the block untransformed: at most 7/8 of `dense` (see
+/// `code_block`).
+fn segmented_suffices(seg_len: usize, dense: u64) -> bool {
+    (seg_len as u64).saturating_mul(8) <= dense.saturating_mul(7)
+}
+
 /// The header of an empty input's archive: the store model (no `params`),
 /// whatever model `header` names, so the archive is 66 bytes, the least
 /// format v1 allows (42 bytes of header, 24 of end record). A decoder needs
@@ -660,5 +711,48 @@ impl<W: Write> std::fmt::Debug for Encoder<W> {
             .field("threads", &self.threads)
             .field("pipelined", &self.pipelined)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo_file(path: &str) -> Vec<u8> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        std::fs::read(dir.join(path)).expect("a file of the repository")
+    }
+
+    #[test]
+    fn untransformed_coding_is_skipped_only_for_dense_segments() {
+        let (_, config) = Options::default().header().expect("default header");
+        let cancel = Cancel::default();
+        // A photo: lepton's payload is about 4/5 of the JPEG, so the block is
+        // not coded a second time as it is.
+        let jpeg = repo_file("tests/corpus/files/snappy.fireworks.jpeg");
+        let (payload, dense) =
+            crate::segment::encode(&config, 0, &jpeg, &cancel).expect("jpeg segment");
+        assert_eq!(dense, jpeg.len() as u64);
+        assert!(segmented_suffices(payload.len() + 16, dense));
+        // A small JPEG's lepton payload (2969 of 3399 bytes) is not: both
+        // codings are compared.
+        let small = repo_file("tests/golden/inputs/fireworks.crop128x96.jpg");
+        let (payload, dense) =
+            crate::segment::encode(&config, 0, &small, &cancel).expect("jpeg segment");
+        assert!(!segmented_suffices(payload.len() + 16, dense));
+        // x86 code holds no entropy-coded data: both codings are compared.
+        let x86 = repo_file("tests/golden/inputs/x86.text16k");
+        let (payload, dense) =
+            crate::segment::encode(&config, 0, &x86, &cancel).expect("x86 segment");
+        assert_eq!(dense, 0);
+        assert!(!segmented_suffices(payload.len(), dense));
+        // The rule itself: at most 7/8 of the dense bytes.
+        assert!(segmented_suffices(700, 800));
+        assert!(!segmented_suffices(701, 800));
+        // The chosen block decodes to the input either way.
+        for data in [&jpeg, &small, &x86] {
+            let a = crate::compress(data, &Options::default()).expect("compress");
+            assert_eq!(&crate::decompress(&a).expect("decompress"), data);
+        }
     }
 }

@@ -67,26 +67,44 @@ fn read_varint(p: &[u8], at: &mut usize, field: &'static str) -> Result<u32> {
     })
 }
 
-/// The payload of a segmented block for `raw`, or `None` when no transform
-/// applies or the model is `store`.
+/// Bytes of `segments` that hold entropy-coded data: JPEG segments, and
+/// deflate streams that inflate to at least 5/4 of their length (stored or
+/// barely compressed deflate is not dense). A byte-level model gains little
+/// on such bytes (sep `default` on snappy.fireworks.jpeg: 0.4%, on the deflate
+/// streams of snappy.paper-100k.pdf a few percent); the encoder uses that to
+/// skip coding the block untransformed when the segmented payload is clearly
+/// smaller (`crate::encoder`, `code_block`).
+fn dense_bytes(segments: &[Segment]) -> u64 {
+    segments
+        .iter()
+        .filter(|s| match s.kind {
+            Kind::Jpeg => true,
+            Kind::Deflate => u64::from(s.inner_len) * 4 >= u64::from(s.raw_len) * 5,
+            Kind::None | Kind::X86 => false,
+        })
+        .map(|s| u64::from(s.raw_len))
+        .sum()
+}
+
+/// The payload of a segmented block for `raw` and how many of `raw`'s bytes
+/// are entropy-coded data that its transforms decoded (`dense_bytes`), or
+/// `None` when no transform applies or the model is `store`.
 pub(crate) fn encode(
     config: &ModelConfig,
     seed: u64,
     raw: &[u8],
     cancel: &Cancel,
-) -> Option<Vec<u8>> {
-    // SEP_TRANSFORMS=0 turns segmented blocks off (for measuring what they
-    // buy, bench/transform-set.sh); the archive is then what sep wrote
-    // before them.
-    if matches!(config, ModelConfig::Store)
-        || std::env::var_os("SEP_TRANSFORMS").is_some_and(|v| v == "0")
-    {
+) -> Option<(Vec<u8>, u64)> {
+    // Options::transforms (--no-transforms) turns segmented blocks off in
+    // the caller.
+    if matches!(config, ModelConfig::Store) {
         return None;
     }
     let Plan {
         segments,
         mut inner,
     } = sep_transform::analyse(raw)?;
+    let dense = dense_bytes(&segments);
     let streams = if inner.is_empty() {
         Vec::new()
     } else {
@@ -110,7 +128,7 @@ pub(crate) fn encode(
     for s in &streams {
         p.extend_from_slice(s);
     }
-    Some(p)
+    Some((p, dense))
 }
 
 /// A parsed, validated table: the segments (with their lengths), the stream
@@ -240,6 +258,57 @@ fn read_table(payload: &[u8], raw_len: u32, max_streams: u32) -> Result<Table> {
         inner_len: inner_sum as usize,
         data_at: at,
     })
+}
+
+/// Work units (see [`crate::limits`]) per inner byte of a deflate segment's
+/// inverse: preflate's recreation predicts each token with a hash-chain walk
+/// of at most `max_chain` (4096) steps and corrects it with at most one hop
+/// per window position (32 Ki), about 37 Ki steps; 2^16 covers them and the
+/// Huffman and bit writing.
+pub const DEFLATE_INVERSE_BYTE_WORK: u64 = 1 << 16;
+
+/// Work units of one JPEG segment's inverse besides its bytes: lepton decodes
+/// at most 8192 x 8192 pixels (the feature set, `crates/transform/src/jpeg.rs`),
+/// 2^26 pixels at up to 2^9 units each, whatever the segment's length.
+pub const JPEG_INVERSE_SEGMENT_WORK: u64 = 1 << 35;
+
+/// Work units per byte of a JPEG segment's inverse (writing the JPEG).
+pub const JPEG_INVERSE_BYTE_WORK: u64 = 1 << 6;
+
+/// The estimated work to decode a segmented block, `(set-up, coding)` as
+/// [`ModelConfig::block_work`] counts it: the model coding the transformed
+/// content (`inner_len` bytes in its streams, which may be many more than
+/// the block's) plus every segment's inverse transform (the constants
+/// above; x86 and plain segments a few units a byte). The decoder charges it
+/// to its work limit (doc/FORMAT.md section 7.1) once the payload is read,
+/// before decoding; the table is validated as [`decode`] does.
+pub(crate) fn block_work(
+    config: &ModelConfig,
+    payload: &[u8],
+    raw_len: u32,
+    max_streams: u32,
+) -> Result<(u64, u64)> {
+    let t = read_table(payload, raw_len, max_streams)?;
+    let (setup, mut coding) = if t.inner_len > 0 {
+        config.block_work(t.inner_len as u64, t.stream_lens.len() as u64)
+    } else {
+        (0, 0)
+    };
+    for s in &t.segments {
+        let (raw, inner) = (u64::from(s.raw_len), u64::from(s.inner_len));
+        let inverse = match s.kind {
+            Kind::None => raw,
+            Kind::X86 => raw.saturating_mul(4),
+            Kind::Deflate => inner
+                .saturating_mul(DEFLATE_INVERSE_BYTE_WORK)
+                .saturating_add(raw.saturating_mul(8)),
+            Kind::Jpeg => {
+                JPEG_INVERSE_SEGMENT_WORK.saturating_add(raw.saturating_mul(JPEG_INVERSE_BYTE_WORK))
+            }
+        };
+        coding = coding.saturating_add(inverse);
+    }
+    Ok((setup, coding))
 }
 
 /// The segment table of a segmented block's payload, validated.

@@ -233,3 +233,125 @@ fn crafted_deflate_and_x86_data_are_refused() {
         }
     }
 }
+
+/// The deflate inverse on `inner` and `extra`, expecting `raw_len` bytes.
+fn deflate_inverse(inner: &[u8], extra: &[u8], raw_len: usize) -> Result<Vec<u8>, String> {
+    sep::segment::transform::inverse(TransformKind::Deflate, inner, extra, raw_len)
+}
+
+#[test]
+fn deflate_recreation_of_crafted_data_is_bounded() {
+    // The fuzzer's endless-recreation input (fuzz/artifacts/transforms), cut so
+    // that its reconstruction data has no trailing bytes: published preflate-rs
+    // 0.7.6 recreates empty blocks from it for ever (output growing ~60 MB/s);
+    // the patched one (vendor/preflate-rs/PATCHES.md) stops once the output
+    // passes the segment's declared length.
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fuzz/artifacts/transforms/timeout-cf0f3e440d1a1a60c78b346128a9539c8b4e9b68");
+    let data = std::fs::read(p).expect("artifact");
+    let raw_len = usize::from(u16::from_le_bytes([data[1], data[2]]));
+    let split = usize::from(u16::from_le_bytes([data[3], data[4]]));
+    let (inner, extra) = data[5..].split_at(split);
+    assert_eq!(extra.len(), 36);
+    let t = std::time::Instant::now();
+    let e = deflate_inverse(inner, extra, raw_len).expect_err("crafted data");
+    assert!(e.contains("broken reconstruction data"), "{e}");
+    // Bounded work, not a timeout: the same input under any declared length
+    // up to 1 MiB fails the same way (the work grows with the length).
+    for len in [0, 1, 1 << 20] {
+        assert!(deflate_inverse(inner, extra, len).is_err());
+    }
+    assert!(t.elapsed().as_secs() < 60, "took {:?}", t.elapsed());
+}
+
+#[test]
+fn deflate_recreation_stops_at_the_declared_length() {
+    // Real reconstruction data of a gzip member's deflate stream: the
+    // inverse gives the stream back under its own length and refuses any
+    // shorter declared length instead of producing more.
+    let gz = input("grammar.lsp.gz");
+    let plan = sep::segment::transform::analyse(&gz).expect("a deflate segment");
+    let mut at = 0usize;
+    let mut raw_at = 0usize;
+    let mut seen = false;
+    for s in &plan.segments {
+        let inner = &plan.inner[at..at + s.inner_len as usize];
+        if s.kind == TransformKind::Deflate {
+            let n = s.raw_len as usize;
+            let back = deflate_inverse(inner, &s.extra, n).expect("own length");
+            assert_eq!(back, gz[raw_at..raw_at + n]);
+            for short in [0, 1, n / 2, n - 1] {
+                assert!(deflate_inverse(inner, &s.extra, short).is_err(), "{short}");
+            }
+            seen = true;
+        }
+        at += s.inner_len as usize;
+        raw_at += s.raw_len as usize;
+    }
+    assert!(seen);
+}
+
+#[test]
+fn options_transforms_false_writes_plain_blocks() {
+    let gz = input("grammar.lsp.gz");
+    let with = compress(&gz);
+    let options = sep::Options {
+        transforms: false,
+        ..sep::Options::default()
+    };
+    let without = sep::compress(&gz, &options).expect("compress");
+    assert_eq!(kinds(&with).0, BlockType::Segmented);
+    // Coded as it is: the gzip bytes do not shrink, so the block is stored.
+    assert_eq!(kinds(&without), (BlockType::Stored, vec![]));
+    assert_eq!(sep::decompress(&without).expect("decompress"), gz);
+    assert!(with.len() < without.len());
+}
+
+#[test]
+fn inverse_transforms_count_against_the_work_limit() {
+    use sep::format::{BlockHeader, EndRecord};
+    // A crafted segmented block of 65,536 8-byte JPEG segments, each with
+    // one byte of "lepton data": cheap to read (5 bytes a segment), but each
+    // lepton inverse may decode up to 8192 x 8192 pixels, so the decoder
+    // charges every JPEG segment (doc/FORMAT.md 7.1, 8) and refuses the block
+    // before decoding it, instead of charging it as 512 KiB of modelled bytes.
+    let n = 1u32 << 16;
+    let (header, _) = sep::Options::default().header().expect("header");
+    let mut payload = Vec::new();
+    // segment_count (varint), then per segment: jpeg, raw 8, inner 0, extra 1.
+    let mut v = n;
+    while v >= 0x80 {
+        payload.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    payload.push(v as u8);
+    for _ in 0..n {
+        payload.extend_from_slice(&[1, 8, 0, 1]);
+    }
+    payload.push(0); // no streams: nothing for the model
+    payload.extend(std::iter::repeat_n(0xFFu8, n as usize));
+    let mut a = header.to_bytes();
+    BlockHeader {
+        block_type: BlockType::Segmented,
+        raw_len: 8 * n,
+        payload_len: payload.len() as u32,
+        raw_check: 0,
+        stream_lens: vec![],
+    }
+    .write_to(&mut a)
+    .expect("write to a Vec");
+    a.extend_from_slice(&payload);
+    a.extend_from_slice(
+        &EndRecord {
+            content_length: 8 * u64::from(n),
+            content_check: 0,
+        }
+        .to_bytes(),
+    );
+    let table = sep::segment::list_blocks(&a[..]).expect("the table is well-formed");
+    assert_eq!(table[0].segments.len(), n as usize);
+    match sep::decompress(&a) {
+        Err(sep::Error::OverLimit { what, .. }) => assert!(what.contains("work"), "{what}"),
+        other => panic!("expected the work limit, got {other:?}"),
+    }
+}

@@ -59,11 +59,18 @@ impl Write for Bounded {
 /// zlib-compressed header that follows.
 const FIXED_HEADER: usize = 28;
 
-/// Checks what lepton 0.5.8 would allocate unchecked: its compressed header
-/// starts with `HDR` and a u32 length of the raw JPEG header, for which lepton
-/// allocates that many bytes at once (a crafted 4 GiB claim ran the fuzzer out
-/// of memory). The raw JPEG header is part of the JPEG, so it cannot be longer
-/// than the segment.
+/// Checks what lepton 0.5.8 would allocate unchecked. Its compressed header
+/// (zlib) starts with `HDR` and a u32 length of the raw JPEG header, then
+/// holds records (`P0D`, `CRS`, `HH`, `FRS`, `GRB`, `EEE`); for `HDR`, `FRS`
+/// and `GRB` lepton allocates the u32 length it reads at once, before reading
+/// the bytes (crafted 2-4 GiB claims ran the fuzzer out of memory:
+/// fuzz/artifacts/transforms/oom-8ce50827…, oom-f73a48aa…). So the header is
+/// inflated here first, at most `4 * raw_len + 2^20` bytes (an honest one
+/// holds the JPEG's header and trailing garbage, each part of the segment, and
+/// a few small tables), and each of those lengths must fit in what follows
+/// it, and the raw JPEG header in the segment. The walk follows lepton's
+/// grammar (`read_lepton_compressed_header`) and stops, leaving the verdict
+/// to lepton, at anything it does not know.
 fn check_header(lep: &[u8], raw_len: usize) -> Result<(), String> {
     use std::io::Read;
     let bad = |why: &str| Err(format!("jpeg segment: broken reconstruction data ({why})"));
@@ -72,17 +79,50 @@ fn check_header(lep: &[u8], raw_len: usize) -> Result<(), String> {
     };
     let size = u32::from_le_bytes(size.try_into().expect("4 bytes")) as usize;
     let end = FIXED_HEADER.saturating_add(size).min(lep.len());
-    let mut start = [0u8; 7];
-    if flate2::read::ZlibDecoder::new(&lep[FIXED_HEADER..end])
-        .read_exact(&mut start)
-        .is_err()
-        || &start[..3] != b"HDR"
-    {
+    let cap = raw_len.saturating_mul(4).saturating_add(1 << 20);
+    let mut h = Vec::new();
+    let inflated = flate2::read::ZlibDecoder::new(&lep[FIXED_HEADER..end])
+        .take(cap as u64 + 1)
+        .read_to_end(&mut h);
+    if h.len() > cap {
+        return bad("lepton header too large");
+    }
+    // A stream that breaks off is lepton's to refuse; check what came out.
+    let _ = inflated;
+    let u32_at = |at: usize| {
+        h.get(at..at + 4)
+            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
+    };
+    if h.get(..3) != Some(b"HDR".as_slice()) {
         return bad("no HDR record");
     }
-    let header_len = u32::from_le_bytes(start[3..7].try_into().expect("4 bytes")) as usize;
+    let Some(header_len) = u32_at(3) else {
+        return bad("no HDR record");
+    };
     if header_len > raw_len {
         return bad("JPEG header longer than the segment");
+    }
+    let mut at = 7usize.saturating_add(header_len);
+    // A record's length field: the bytes it announces must follow it.
+    let fits = |len: usize, from: usize| from.checked_add(len).is_some_and(|e| e <= h.len());
+    while let Some(marker) = h.get(at..at + 3) {
+        let body = at + 3;
+        at = match marker {
+            b"P0D" => body + 1,
+            // Count, then that many u32: read one by one, nothing reserved.
+            b"CRS" => match u32_at(body) {
+                Some(n) => body.saturating_add(4).saturating_add(n.saturating_mul(4)),
+                None => break,
+            },
+            b"FRS" | b"GRB" => match u32_at(body) {
+                Some(n) if fits(n, body + 4) => body + 4 + n,
+                Some(_) => return bad("lepton header record longer than the header"),
+                None => break,
+            },
+            b"EEE" => body + 28,
+            [b'H', b'H', threads] => body + 16 * usize::from(*threads),
+            _ => break,
+        };
     }
     Ok(())
 }
