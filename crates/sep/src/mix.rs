@@ -62,9 +62,11 @@ impl MixConfig {
             // and ablation").
             // CM revision 1 (WAV/PNM detection): only detected files
             // change, and those shrink (README, "Presets and ablation").
+            // Revision 2 adds the float-array model (README, "CM revision
+            // 2: float arrays").
             Preset::Default => Some(MixConfig {
                 cm: CmConfig {
-                    revision: 1,
+                    revision: 2,
                     ..full_cm(26)
                 },
                 neural: None,
@@ -74,7 +76,7 @@ impl MixConfig {
             Preset::Max => Some(MixConfig {
                 cm: CmConfig {
                     match_bits: 24,
-                    revision: 1,
+                    revision: 2,
                     ..full_cm(27)
                 },
                 neural: None,
@@ -205,13 +207,19 @@ mod tests {
 
     #[test]
     fn cm_revision_travels_in_params_byte_1() {
-        let r1 = MixConfig::preset(Preset::Default).expect("mix preset");
-        assert_eq!(r1.cm.revision, 1);
-        let p = r1.to_params();
-        assert_eq!(p[1], 1);
-        assert_eq!(MixConfig::from_params(&p, 1, 0), Ok(r1.clone()));
+        let r2 = MixConfig::preset(Preset::Default).expect("mix preset");
+        assert_eq!(r2.cm.revision, 2);
+        let p = r2.to_params();
+        assert_eq!(p[1], 2);
+        assert_eq!(MixConfig::from_params(&p, 1, 0), Ok(r2.clone()));
+        let mut older = p.clone();
+        older[1] = 1;
+        assert_eq!(
+            MixConfig::from_params(&older, 1, 0).map(|m| m.cm.revision),
+            Ok(1)
+        );
         let mut bad = p.clone();
-        bad[1] = 2;
+        bad[1] = 3;
         assert!(
             MixConfig::from_params(&bad, 1, 0)
                 .unwrap_err()

@@ -40,7 +40,8 @@ pub struct CmConfig {
     /// detection at the start of a block (WAV audio, PNM images, x86 ELF
     /// files, Excel BIFF streams), switching to the audio, pixel, x86 or
     /// record model set where a header says so
-    /// (doc/FORMAT.md section 4.11). Not part of [`to_bytes`](Self::to_bytes):
+    /// (doc/FORMAT.md section 4.11); 2 adds the structured-data models of
+    /// section 4.12 (float arrays from statistics). Not part of [`to_bytes`](Self::to_bytes):
     /// the mix parameters carry it.
     pub revision: u8,
 }
@@ -99,8 +100,8 @@ impl CmConfig {
                 self.selectors
             ));
         }
-        if self.revision > 1 {
-            return Err(format!("CM revision {} unknown (0 or 1)", self.revision));
+        if self.revision > 2 {
+            return Err(format!("CM revision {} unknown (0, 1 or 2)", self.revision));
         }
         if self.apms & 0xFC != 0 {
             return Err(format!("apms {:#x}: only bits 0 and 1", self.apms));

@@ -18,6 +18,7 @@ pub(crate) mod biff;
 pub(crate) mod bilevel;
 pub(crate) mod detect;
 pub(crate) mod expected;
+pub(crate) mod float;
 pub(crate) mod image;
 pub(crate) mod order;
 pub(crate) mod pixel;
