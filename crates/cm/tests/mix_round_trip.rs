@@ -392,3 +392,28 @@ fn revision_2_is_revision_1_on_other_inputs() {
     turn.extend(b"and text at the end ".repeat(500));
     round_trip(&turn, &config(2));
 }
+
+/// An RGB image of soft shapes with noise that the channels share.
+fn soft_ppm(w: usize, h: usize) -> Vec<u8> {
+    let mut img = format!("P6\n{w} {h}\n255\n").into_bytes();
+    let grain = noise(w * h, 31);
+    for y in 0..h {
+        for x in 0..w {
+            let g = i32::from(grain[y * w + x] % 17) - 8;
+            let base = ((x * x + y * y) / 64 % 200) as i32 + 20;
+            for (scale, off) in [(4, 0), (3, 10), (2, 30)] {
+                img.push((base * scale / 4 + off + g).clamp(0, 255) as u8);
+            }
+        }
+    }
+    img
+}
+
+#[test]
+fn revision_2_predicts_pixels_better() {
+    let data = soft_ppm(160, 160);
+    let v1 = round_trip(&data, &config(1)).len();
+    let v2 = round_trip(&data, &config(2)).len();
+    assert!(v2 < v1, "revision 2 {v2} bytes, revision 1 {v1}");
+    round_trip(&gradient_ppm(40, 30), &config(2));
+}

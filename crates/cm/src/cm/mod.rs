@@ -46,6 +46,7 @@ use crate::models::float::FloatContexts;
 use crate::models::image::ImageContexts;
 use crate::models::order::OrderContexts;
 use crate::models::pixel::PixelContexts;
+use crate::models::pixel2::Pixel2Contexts;
 use crate::models::record::RecordContexts;
 use crate::models::sparse::SparseContexts;
 use crate::models::word::WordContexts;
@@ -95,6 +96,10 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
         DataKind::Audio(a) => vec![
             Box::new(OrderContexts::new(0, 0)),
             Box::new(AudioContexts::new(a)),
+        ],
+        DataKind::Image(i) if config.revision >= 2 => vec![
+            Box::new(OrderContexts::new(0b111, 0)),
+            Box::new(Pixel2Contexts::new(i)),
         ],
         DataKind::Image(i) => vec![
             Box::new(OrderContexts::new(0b111, 0)),

@@ -22,6 +22,7 @@ pub(crate) mod float;
 pub(crate) mod image;
 pub(crate) mod order;
 pub(crate) mod pixel;
+pub(crate) mod pixel2;
 pub(crate) mod record;
 pub(crate) mod sparse;
 pub(crate) mod word;
