@@ -82,12 +82,14 @@ fn values(data: &[u8], base: usize, first: usize, width: usize, big_endian: bool
         .collect()
 }
 
-/// Whether the byte statistics of the `width` positions in an element
-/// differ as in numbers (an exponent byte with few values, low mantissa
-/// bytes with many), not as in code or text, where every position looks
-/// alike: the largest effective number of byte values at one position
-/// (`n^2 / sum of squared counts`) is at least 3 times the smallest.
-fn phases_differ(data: &[u8], width: usize) -> bool {
+/// Whether the byte statistics of the positions in an element look like
+/// numbers laid out as `info`: the most significant byte (sign and
+/// exponent) takes few values and some other position many, where in code
+/// or text every position looks alike. The effective number of byte values
+/// at a position is `n^2 / sum of squared counts`; the most significant
+/// byte's must be at most a third of the largest.
+fn phases_differ(data: &[u8], info: &FloatInfo) -> bool {
+    let width = info.width;
     let mut eff = Vec::with_capacity(width);
     for phase in 0..width {
         let mut counts = [0u64; 256];
@@ -99,8 +101,8 @@ fn phases_differ(data: &[u8], width: usize) -> bool {
         let squares: u64 = counts.iter().map(|c| c * c).sum();
         eff.push(n * n * 16 / squares.max(1));
     }
-    let (lo, hi) = (eff.iter().min(), eff.iter().max());
-    matches!((lo, hi), (Some(&lo), Some(&hi)) if hi >= 3 * lo)
+    let top = (info.offset + if info.big_endian { 0 } else { width - 1 }) % width;
+    eff.iter().max().is_some_and(|&hi| 3 * eff[top] <= hi)
 }
 
 impl FloatInfo {
@@ -171,7 +173,7 @@ impl FloatInfo {
                 }
             }
         }
-        best.filter(|(_, info)| phases_differ(data, info.width))
+        best.filter(|(_, info)| phases_differ(data, info))
             .map(|(_, info)| {
                 let vals = values(data, 0, info.offset, info.width, info.big_endian);
                 FloatInfo {
@@ -492,8 +494,14 @@ mod tests {
             let b = (x & 0x0F) as u8 | 0x40;
             words.extend([b, b ^ 1, b ^ 2, b ^ 3]);
         }
-        assert!(!phases_differ(&words, 4));
-        assert!(phases_differ(&series(0, 4096, false), 4));
+        let le = FloatInfo {
+            width: 4,
+            big_endian: false,
+            offset: 0,
+            lag: 2,
+        };
+        assert!(!phases_differ(&words, &le));
+        assert!(phases_differ(&series(0, 4096, false), &le));
     }
 
     #[test]
