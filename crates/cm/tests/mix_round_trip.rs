@@ -393,3 +393,93 @@ fn revision_2_keeps_detecting_binary_kinds() {
         assert!(v2 < v0, "revision 2 {v2} bytes, revision 0 {v0}");
     }
 }
+
+/// `n` little-endian (or big-endian) f32 values of a smooth series with a
+/// little noise in the low mantissa bits, after `pad` header bytes.
+fn float_series(pad: usize, n: usize, big_endian: bool) -> Vec<u8> {
+    let mut out = noise(pad, 21);
+    let jitter = noise(n, 22);
+    for (k, &j) in jitter.iter().enumerate() {
+        let x = k as f32 * 0.01;
+        let v = (100.0 + 40.0 * (x.sin() + 0.3 * (3.1 * x).cos())).to_bits() ^ u32::from(j & 7);
+        out.extend(if big_endian {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        });
+    }
+    out
+}
+
+/// Records of four f64 fields of different scales.
+fn f64_records(n: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for k in 0..n {
+        let t = k as f64 * 0.003;
+        for (scale, phase) in [(1.0, 0.0), (-250.0, 1.0), (3e5, 2.0), (0.01, 3.0)] {
+            out.extend((scale * (2.0 + (t + phase).sin())).to_bits().to_le_bytes());
+        }
+    }
+    out
+}
+
+#[test]
+fn revision_2_switches_to_the_float_model_and_shrinks_number_arrays() {
+    for data in [
+        float_series(0, 12_000, false),
+        float_series(6, 12_000, true),
+        f64_records(1500),
+    ] {
+        let v1 = round_trip(&data, &config(1)).len();
+        let v2 = round_trip(&data, &config(2)).len();
+        assert!(v2 * 100 < v1 * 97, "revision 2 {v2} bytes, revision 1 {v1}");
+    }
+}
+
+#[test]
+fn revision_2_float_detection_does_not_fire_on_other_inputs() {
+    // No float array: revision 2 codes about as revision 1 does (its text
+    // contexts differ, but a float model switched on by mistake would cost
+    // far more than this margin).
+    let text = b"the quick brown fox jumps over the lazy dog; ".repeat(900);
+    for data in [noise(40_000, 5), text, tone_wav(2, 16, 6000), fax(64, 1200)] {
+        let v1 = round_trip(&data, &config(1)).len();
+        let v2 = round_trip(&data, &config(2)).len();
+        assert!(
+            v2 <= v1 + v1 / 100 + 64,
+            "revision 2 {v2} bytes, revision 1 {v1}"
+        );
+    }
+    // Shorter than the detector's window, and one that only looks like
+    // floats for a while, then turns to noise and text: still round trips.
+    round_trip(&float_series(0, 3000, false), &config(2));
+    let mut turn = float_series(0, 5000, false);
+    turn.extend(noise(30_000, 9));
+    turn.extend(b"and text at the end ".repeat(500));
+    round_trip(&turn, &config(2));
+}
+
+/// An RGB image of soft shapes with noise that the channels share.
+fn soft_ppm(w: usize, h: usize) -> Vec<u8> {
+    let mut img = format!("P6\n{w} {h}\n255\n").into_bytes();
+    let grain = noise(w * h, 31);
+    for y in 0..h {
+        for x in 0..w {
+            let g = i32::from(grain[y * w + x] % 17) - 8;
+            let base = ((x * x + y * y) / 64 % 200) as i32 + 20;
+            for (scale, off) in [(4, 0), (3, 10), (2, 30)] {
+                img.push((base * scale / 4 + off + g).clamp(0, 255) as u8);
+            }
+        }
+    }
+    img
+}
+
+#[test]
+fn revision_2_predicts_pixels_better() {
+    let data = soft_ppm(160, 160);
+    let v1 = round_trip(&data, &config(1)).len();
+    let v2 = round_trip(&data, &config(2)).len();
+    assert!(v2 < v1, "revision 2 {v2} bytes, revision 1 {v1}");
+    round_trip(&gradient_ppm(40, 30), &config(2));
+}

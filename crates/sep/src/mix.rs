@@ -64,7 +64,8 @@ impl MixConfig {
             // CM revision 1 (WAV/PNM detection): only detected files
             // change, and those shrink (README, "Presets and ablation").
             // CM revision 2 (text, code and markup contexts, more selectors
-            // and APMs): README, "CM revision 2".
+            // and APMs; the float-array and adaptive pixel models): README,
+            // "CM revision 2".
             Preset::Default => Some(MixConfig {
                 cm: CmConfig {
                     revision: 2,

@@ -42,7 +42,9 @@ pub struct CmConfig {
     /// record model set where a header says so
     /// (doc/FORMAT.md section 4.11); 2 adds the text, code and markup
     /// contexts in place of the word and image ones, one mixer selector and
-    /// two APMs (section 4.12). Not part of [`to_bytes`](Self::to_bytes):
+    /// two APMs, and the structured-data models (float arrays found from
+    /// statistics, an adaptive pixel predictor) of section 4.12. Not part of
+    /// `sep::params::write_cm`:
     /// the mix parameters carry it.
     pub revision: u8,
 }

@@ -42,9 +42,11 @@ use crate::models::audio::AudioContexts;
 use crate::models::biff::BiffContexts;
 use crate::models::bilevel::BilevelContexts;
 use crate::models::detect::{DataKind, Detector};
+use crate::models::float::FloatContexts;
 use crate::models::image::ImageContexts;
 use crate::models::order::OrderContexts;
 use crate::models::pixel::PixelContexts;
+use crate::models::pixel2::Pixel2Contexts;
 use crate::models::record::RecordContexts;
 use crate::models::sparse::SparseContexts;
 use crate::models::text::TextContexts;
@@ -86,9 +88,23 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
         DataKind::X86 => generic_with(Box::new(X86Contexts::new()), config),
         DataKind::Bilevel(width) => generic_with(Box::new(BilevelContexts::new(width)), config),
         DataKind::Biff(ty, len) => generic_with(Box::new(BiffContexts::new(ty, len, 4)), config),
+        DataKind::Float(f) => {
+            let mut v: Vec<Box<dyn ContextModel>> = vec![
+                Box::new(OrderContexts::new(config.orders, config.long)),
+                Box::new(FloatContexts::new(f)),
+            ];
+            if config.record {
+                v.push(Box::new(RecordContexts));
+            }
+            v
+        }
         DataKind::Audio(a) => vec![
             Box::new(OrderContexts::new(0, 0)),
             Box::new(AudioContexts::new(a)),
+        ],
+        DataKind::Image(i) if config.revision >= 2 => vec![
+            Box::new(OrderContexts::new(0b111, 0)),
+            Box::new(Pixel2Contexts::new(i)),
         ],
         DataKind::Image(i) => vec![
             Box::new(OrderContexts::new(0b111, 0)),
@@ -209,7 +225,8 @@ impl Cm {
             bit_families: Vec::new(),
             bit_inputs: 0,
             apm_byte: None,
-            detector: (config.revision >= 1 && !neural_input).then(Detector::new),
+            detector: (config.revision >= 1 && !neural_input)
+                .then(|| Detector::for_revision(config.revision)),
             sse: (config.revision >= 2).then(TextSse::new),
             sse_byte: SseByte::default(),
             extra_selectors: config.revision >= 2,
@@ -485,7 +502,10 @@ impl Cm {
         if let Some(d) = self.detector.as_mut()
             && let Some(kind) = d.observe(pos, b).or_else(|| {
                 (st.start == 0)
-                    .then(|| d.observe_statistics(pos, b, st.record.len))
+                    .then(|| {
+                        d.observe_statistics(pos, b, st.record.len)
+                            .or_else(|| d.observe_floats(data, pos))
+                    })
                     .flatten()
             })
         {

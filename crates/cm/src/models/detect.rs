@@ -7,6 +7,7 @@
 
 use super::audio::AudioInfo;
 use super::biff::parse_bof;
+use super::float::{DETECT_LEN, FloatInfo};
 use super::image::ImageInfo;
 
 /// Longest header looked at.
@@ -27,6 +28,9 @@ pub(crate) enum DataKind {
     /// A bi-level bitmap with rows of this many bytes (found from
     /// statistics, see [`Detector::observe_statistics`]).
     Bilevel(usize),
+    /// An array of 4- or 8-byte numbers (CM revision 2, found from
+    /// statistics, see [`Detector::observe_floats`]).
+    Float(FloatInfo),
 }
 
 /// Watches the first bytes of a block for a header.
@@ -38,6 +42,8 @@ pub(crate) struct Detector {
     found: bool,
     /// Zero bytes among the first [`STATISTICS_LEN`] bytes.
     zeros: u32,
+    /// Look for float arrays (CM revision 2).
+    floats: bool,
 }
 
 /// Bytes after which the statistics decide.
@@ -51,7 +57,44 @@ impl Detector {
             done: false,
             found: false,
             zeros: 0,
+            floats: false,
         }
+    }
+
+    /// The detector of CM revision `revision`: from revision 2 on it also
+    /// looks for float arrays.
+    pub fn for_revision(revision: u8) -> Self {
+        Detector {
+            floats: revision >= 2,
+            ..Detector::new()
+        }
+    }
+
+    /// Revision 2: whether the [`DETECT_LEN`] bytes of a single stream
+    /// starting at 0 that end at `pos` (`data` the block) are an array of
+    /// numbers ([`FloatInfo::detect`]), looked at when `pos + 1` is
+    /// [`DETECT_LEN`] times 1, 4, 16 or 64 and no kind was found before,
+    /// unless 60% of the bytes so far (of the first [`STATISTICS_LEN`])
+    /// were zero: that is left to the bi-level test.
+    pub fn observe_floats(&mut self, data: &[u8], pos: usize) -> Option<DataKind> {
+        let end = pos + 1;
+        if !self.floats
+            || self.found
+            || !end.is_multiple_of(DETECT_LEN)
+            || ![1, 4, 16, 64].contains(&(end / DETECT_LEN))
+            || self.zeros as usize * 10 >= end.min(STATISTICS_LEN) * 6
+        {
+            return None;
+        }
+        let start = end - DETECT_LEN;
+        let kind = FloatInfo::detect(&data[start..end]).map(|f| {
+            DataKind::Float(FloatInfo {
+                offset: (start + f.offset) % f.width,
+                ..f
+            })
+        });
+        self.found = kind.is_some();
+        kind
     }
 
     /// Sees the byte coded at `pos`; returns the block's kind when a header
