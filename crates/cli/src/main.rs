@@ -7,6 +7,7 @@
 mod args;
 mod bench;
 mod limits;
+mod lossy; // issue 21
 mod memory;
 mod output;
 mod progress;
@@ -372,6 +373,7 @@ fn run(args: &Args, verbosity: u8) -> Result<bool> {
         verbosity,
         totals: Default::default(),
     };
+    lossy::check_usage(&ctx)?;
     if mode == Mode::List && verbosity < 2 {
         ctx.list_header()?;
     }
@@ -652,6 +654,9 @@ impl Ctx<'_> {
             && refuse_console_stdin(self.mode, self.args.force, io::stdin().is_terminal())
         {
             bail!("stdin is a console, aborting (give a FILE, or pipe data in)");
+        }
+        if let Some(r) = lossy::process(self, input) {
+            return r;
         }
         match self.mode {
             Mode::List => self.list(input),
