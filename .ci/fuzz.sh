@@ -29,7 +29,7 @@ CARGO_FUZZ_VERSION=0.13.2
 # recreation on crafted reconstruction data (fuzz/artifacts/transforms/timeout-*, over
 # 100 s in the ASan build; fuzz/README.md), which is not fixed yet. Run it by hand:
 # FUZZ_SECONDS=300 bash .ci/fuzz.sh transforms
-ALL_TARGETS=(header decode_order2 decode_neural decode_mix decode_mix2 decode_hybrid roundtrip)
+ALL_TARGETS=(header decode_order2 decode_neural decode_mix decode_mix2 decode_hybrid roundtrip decode_lossy)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${ALL_TARGETS[@]}"); fi
 seconds=${FUZZ_SECONDS:-30}
 timeout_s=${FUZZ_TIMEOUT:-20}

@@ -29,7 +29,12 @@ fn every_lossy_golden_archive_decodes_within_its_bound() {
         assert_eq!(info.dtype.name(), f[2]);
         let orig = std::fs::read(golden().join("inputs").join(input)).unwrap();
         let s = sep::lossy::compare(info.dtype, &orig, &out, &info.fills).unwrap();
-        assert!(s.max_error <= info.bound, "{name}: {} > {}", s.max_error, info.bound);
+        assert!(
+            s.max_error <= info.bound,
+            "{name}: {} > {}",
+            s.max_error,
+            info.bound
+        );
         assert!(s.specials_exact, "{name}");
         assert!(s.valid > 200, "{name}");
         if input.ends_with(".npy") {
@@ -48,5 +53,8 @@ fn every_lossy_golden_archive_decodes_within_its_bound() {
 fn lossless_decoder_rejects_a_lossy_archive_by_version() {
     let archive = std::fs::read(golden().join("lossy-v2/rel-1e-4.grid.sep")).unwrap();
     let e = sep::decompress(&archive).unwrap_err();
-    assert!(e.to_string().contains("unsupported format version 2"), "{e}");
+    assert!(
+        e.to_string().contains("unsupported format version 2"),
+        "{e}"
+    );
 }
