@@ -284,3 +284,42 @@ fn corrupt_lossy_archive_fails_cleanly() {
     assert!(!p.exists(), "partial output left behind");
     sep().arg("-t").arg(&a).assert().code(1);
 }
+
+#[test]
+fn bench_lossy_measures_sep_and_reports_missing_peers() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = field([2, 20, 30]);
+    let p = write(dir.path(), "grid.2x20x30.f32", &raw(&v));
+    let out = dir.path().join("out");
+    sep()
+        .args([
+            "bench",
+            "--lossy",
+            "--bounds",
+            "rel=1e-2,abs=0.001",
+            "--python",
+            "/nonexistent/python3",
+            "--out",
+        ])
+        .arg(&out)
+        .arg(&p)
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("grid.2x20x30.f32")
+                .and(predicate::str::contains("rel=0.01"))
+                .and(predicate::str::contains("totals")),
+        )
+        .stderr(predicate::str::contains("cannot run /nonexistent/python3"));
+    let csv = fs::read_to_string(out.join("lossy.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().filter(|l| l.contains(",sep,")).collect();
+    assert_eq!(rows.len(), 2, "{csv}");
+    assert!(rows.iter().all(|r| r.ends_with(",true")), "{csv}");
+    let svg = fs::read_to_string(out.join("grid.2x20x30.f32.rd.svg")).unwrap();
+    assert!(svg.contains("<polyline") && svg.contains("sep"));
+    sep()
+        .args(["bench", "--lossy", "--bounds", "rel=0"])
+        .arg(&p)
+        .assert()
+        .code(2);
+}
