@@ -71,6 +71,14 @@ pub(crate) struct State<'a> {
     pub out: Vec<u64>,
     pub buckets: Vec<u8>,
     pub model: CodeModel,
+    /// Dry run: no coding, only the histogram of the codes (for choosing a
+    /// predictor, encoder only).
+    pub dry: bool,
+    /// Histogram of the dry run: codes `-255..=255` at `q + 255`, larger ones
+    /// at 511 (with their bit lengths summed in `big_bits`), escapes at 512.
+    pub hist: Vec<u64>,
+    /// Sum of the bit lengths of codes beyond the histogram's range.
+    pub big_bits: u64,
 }
 
 impl<'a> State<'a> {
@@ -84,7 +92,32 @@ impl<'a> State<'a> {
             out: vec![0; n],
             buckets: vec![UNKNOWN; n],
             model: CodeModel::new(dtype.bits()),
+            dry: false,
+            hist: vec![0; 513],
+            big_bits: 0,
         }
+    }
+
+    /// A dry-run state: the traversal computes codes and reconstructions but
+    /// codes nothing.
+    pub fn dry(dtype: Dtype, e: f64, fills: &'a [u64], n: usize) -> Self {
+        let mut s = State::new(dtype, e, fills, n);
+        s.dry = true;
+        s.model = CodeModel::new(8);
+        s
+    }
+
+    /// Estimated bits of a dry run: the zeroth-order entropy of its codes
+    /// plus the value bits of escapes and the extra bits of large codes.
+    pub fn estimated_bits(&self) -> f64 {
+        let n: u64 = self.hist.iter().sum();
+        let mut bits = 0.0;
+        for &c in &self.hist {
+            if c > 0 {
+                bits += c as f64 * (n as f64 / c as f64).log2();
+            }
+        }
+        bits + self.hist[512] as f64 * f64::from(self.dtype.bits()) + self.big_bits as f64
     }
 
     #[inline]
@@ -121,8 +154,20 @@ impl<'a> State<'a> {
         } else {
             Symbol::Code(0)
         };
-        self.model.set_context(ctx, level);
-        let sym = self.model.code(c, sym);
+        let sym = if ENC && self.dry {
+            match sym {
+                Symbol::Code(q) if q.abs() <= 255 => self.hist[(q + 255) as usize] += 1,
+                Symbol::Code(q) => {
+                    self.hist[511] += 1;
+                    self.big_bits += u64::from(2 * (64 - q.unsigned_abs().leading_zeros()));
+                }
+                Symbol::Escape(_) => self.hist[512] += 1,
+            }
+            sym
+        } else {
+            self.model.set_context(ctx, level);
+            self.model.code(c, sym)
+        };
         self.buckets[i] = bucket(sym);
         match sym {
             Symbol::Code(q) => {

@@ -414,14 +414,31 @@ fn code_best(
     match forced {
         Some(p) => code_with(values, dtype, grid, bound, fills, p),
         None => {
-            let a = code_with(values, dtype, grid, bound, fills, Predictor::Interpolation);
-            let b = code_with(values, dtype, grid, bound, fills, Predictor::Lorenzo);
-            if b.payload.len() < a.payload.len() {
-                b
-            } else {
-                a
-            }
+            let p = choose_predictor(values, dtype, grid, bound, fills);
+            code_with(values, dtype, grid, bound, fills, p)
         }
+    }
+}
+
+/// The predictor whose codes have the smaller zeroth-order entropy, by a dry
+/// run of each (prediction and quantization only, no coding).
+fn choose_predictor(
+    values: &[f64],
+    dtype: Dtype,
+    grid: &Grid,
+    bound: f64,
+    fills: &[u64],
+) -> Predictor {
+    let cost = |p: Predictor| {
+        let mut st = State::dry(dtype, bound, fills, values.len());
+        let mut enc = sep_coder::Encoder::new();
+        traverse::<_, true>(&mut st, &mut enc, grid, values, p);
+        st.estimated_bits()
+    };
+    if cost(Predictor::Lorenzo) < cost(Predictor::Interpolation) {
+        Predictor::Lorenzo
+    } else {
+        Predictor::Interpolation
     }
 }
 
