@@ -497,3 +497,16 @@ pub fn transforms(data: &[u8]) {
         }
     }
 }
+
+/// Target `decode_lossy` (issue 21): the lossy decoder (format version 2,
+/// doc/FORMAT.md section 10) on arbitrary bytes, with a 1 MiB output limit so
+/// that an input declaring a huge array is refused before anything is
+/// allocated: an error or an output of the declared length, never a panic; an
+/// archive that decodes decodes again to the same bytes.
+pub fn decode_lossy(data: &[u8]) {
+    if let Ok(out) = sep::lossy::decompress(data, 1 << 20) {
+        let info = sep::lossy::inspect(data).expect("inspect agrees with decompress");
+        assert_eq!(out.len() as u64, info.output_len);
+        assert_eq!(sep::lossy::decompress(data, 1 << 20).expect("again"), out);
+    }
+}

@@ -176,6 +176,10 @@ pub struct Args {
     /// note) or fewer threads, or refuses.
     #[arg(short = 'M', long = "memory", value_name = "LIMIT", value_parser = crate::limits::parse_limit)]
     pub memory: Option<crate::limits::Limit>,
+
+    /// Issue 21: lossy compression of float arrays (crates/cli/src/lossy.rs).
+    #[command(flatten)]
+    pub lossy: crate::lossy::LossyArgs,
 }
 
 /// The text after the options in `--help`: levels, commands, special outputs.

@@ -34,6 +34,7 @@ pub(crate) fn run(plan: Plan<'_>) -> Result<bool> {
         verbosity,
         totals: Default::default(),
     };
+    crate::lossy::check_usage(&ctx)?;
     if mode == Mode::List && verbosity < 2 {
         ctx.list_header()?;
     }
@@ -178,6 +179,9 @@ impl Ctx<'_> {
             && refuse_console_stdin(self.mode, self.args.force, io::stdin().is_terminal())
         {
             bail!("stdin is a console, aborting (give a FILE, or pipe data in)");
+        }
+        if let Some(r) = crate::lossy::process(self, input) {
+            return r;
         }
         match self.mode {
             Mode::List => self.list(input),

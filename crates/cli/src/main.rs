@@ -10,6 +10,8 @@ mod args;
 mod bench;
 mod execute;
 mod limits;
+mod lossy; // issue 21
+mod lossy_bench; // issue 21: sep bench --lossy
 mod memory;
 mod output;
 mod plan;
@@ -39,6 +41,9 @@ impl std::error::Error for Usage {}
 
 fn main() -> ExitCode {
     let argv: Vec<OsString> = std::env::args_os().collect();
+    if argv.get(1).is_some_and(|a| a == "bench") && argv.iter().any(|a| a == "--lossy") {
+        return lossy_bench::main(&argv[2..]); // issue 21
+    }
     if let Some(code) = bench::dispatch(&argv) {
         return code;
     }

@@ -141,6 +141,9 @@ pub mod params;
 mod pipeline;
 mod preset;
 pub mod segment; // issue 17: transforms inside a block
+/// Issue 21: error-bounded lossy compression of float arrays (format version 2,
+/// doc/FORMAT.md section 9).
+pub use sep_lossy as lossy;
 
 pub use codec::{Model, ModelConfig};
 pub use decoder::model_memory_bound;

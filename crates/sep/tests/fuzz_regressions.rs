@@ -11,7 +11,7 @@ mod targets;
 
 use std::path::{Path, PathBuf};
 
-const TARGETS: [&str; 8] = [
+const TARGETS: [&str; 9] = [
     "header",
     "decode_order2",
     "decode_neural",
@@ -20,6 +20,7 @@ const TARGETS: [&str; 8] = [
     "decode_hybrid",
     "roundtrip",
     "transforms",
+    "decode_lossy", // issue 21
 ];
 
 fn fuzz_dir() -> PathBuf {
@@ -31,6 +32,7 @@ fn run(target: &str, data: &[u8]) {
         "header" => targets::header(data),
         "roundtrip" => targets::roundtrip(data),
         "transforms" => targets::transforms(data),
+        "decode_lossy" => targets::decode_lossy(data),
         decode => targets::decode_blocks(&targets::decode_model(decode), data),
     }
 }

@@ -1,0 +1,380 @@
+//! Prediction, quantization and the traversal of the array, shared by the
+//! encoder and the decoder.
+//!
+//! Arrays of 1 to 4 dimensions are padded to 4 (leading sizes of 1) and
+//! visited in one of two orders:
+//!
+//! * [`Predictor::Lorenzo`]: row-major order; each value is predicted by the
+//!   Lorenzo predictor over the dimensions in which the point has a
+//!   predecessor (the inclusion-exclusion sum over the corner of the unit
+//!   cube behind it).
+//! * [`Predictor::Interpolation`]: SZ3-style multilevel interpolation; at
+//!   stride `s = 2^(L-1) .. 1` and for each dimension `d`, every point whose
+//!   coordinate in `d` is an odd multiple of `s`, whose earlier coordinates
+//!   are multiples of `s` and whose later ones are multiples of `2s`, is
+//!   predicted from the already reconstructed points at `-3s, -s, +s, +3s`
+//!   along `d` (cubic, linear when the outer two are missing, the left one
+//!   alone at the far edge). The point at the origin is predicted as 0.
+//!
+//! A value `x` with prediction `p` gets the code `q = round((x - p) / 2e)`;
+//! its reconstruction is `p + 2e q` rounded to the array's type, and the
+//! encoder keeps `q` only when that reconstruction is finite and within `e`
+//! of `x` (and `|q| < 2^24`); otherwise the value is escaped and stored
+//! exactly. Special values (NaN, infinities, the archive's fill values) are
+//! always escaped and, for the prediction of later points, replaced by their
+//! own prediction. All of this is IEEE `f64` arithmetic (`+ - * /`, a cast to
+//! `f32` for `f32` arrays) in a fixed order, so the decoder's values are the
+//! encoder's to the bit.
+
+use crate::model::{CodeModel, MAX_BITS, Symbol, UNKNOWN, bucket};
+use crate::{Dtype, Predictor};
+use sep_coder::Coder;
+
+/// The array's geometry, padded to four dimensions.
+#[derive(Debug, Clone)]
+pub(crate) struct Grid {
+    pub dims: [usize; 4],
+    pub stride: [usize; 4],
+    /// The dimensions of size above 1, slowest first (at least one).
+    pub real: Vec<usize>,
+}
+
+impl Grid {
+    pub fn new(shape: &[usize]) -> Grid {
+        let mut dims = [1usize; 4];
+        dims[4 - shape.len()..].copy_from_slice(shape);
+        let mut stride = [1usize; 4];
+        for d in (0..3).rev() {
+            stride[d] = stride[d + 1] * dims[d + 1];
+        }
+        let mut real: Vec<usize> = (0..4).filter(|&d| dims[d] > 1).collect();
+        if real.is_empty() {
+            real.push(3);
+        }
+        Grid { dims, stride, real }
+    }
+
+    pub fn len(&self) -> usize {
+        self.dims.iter().product()
+    }
+}
+
+/// Everything the traversal needs besides the coder.
+pub(crate) struct State<'a> {
+    pub dtype: Dtype,
+    pub e: f64,
+    pub two_e: f64,
+    pub fills: &'a [u64],
+    /// Values used for prediction (specials replaced by their prediction).
+    pub recon: Vec<f64>,
+    /// The decoded values (specials exact), as bit patterns of the dtype.
+    pub out: Vec<u64>,
+    pub buckets: Vec<u8>,
+    pub model: CodeModel,
+    /// Dry run: no coding, only the histogram of the codes (for choosing a
+    /// predictor, encoder only).
+    pub dry: bool,
+    /// Histogram of the dry run: codes `-255..=255` at `q + 255`, larger ones
+    /// at 511 (with their bit lengths summed in `big_bits`), escapes at 512.
+    pub hist: Vec<u64>,
+    /// Sum of the bit lengths of codes beyond the histogram's range.
+    pub big_bits: u64,
+}
+
+impl<'a> State<'a> {
+    pub fn new(dtype: Dtype, e: f64, fills: &'a [u64], n: usize) -> Self {
+        State {
+            dtype,
+            e,
+            two_e: 2.0 * e,
+            fills,
+            recon: vec![0.0; n],
+            out: vec![0; n],
+            buckets: vec![UNKNOWN; n],
+            model: CodeModel::new(dtype.bits()),
+            dry: false,
+            hist: vec![0; 513],
+            big_bits: 0,
+        }
+    }
+
+    /// A dry-run state: the traversal computes codes and reconstructions but
+    /// codes nothing.
+    pub fn dry(dtype: Dtype, e: f64, fills: &'a [u64], n: usize) -> Self {
+        let mut s = State::new(dtype, e, fills, n);
+        s.dry = true;
+        s.model = CodeModel::new(8);
+        s
+    }
+
+    /// Estimated bits of a dry run: the zeroth-order entropy of its codes
+    /// plus the value bits of escapes and the extra bits of large codes.
+    pub fn estimated_bits(&self) -> f64 {
+        let n: u64 = self.hist.iter().sum();
+        let mut bits = 0.0;
+        for &c in &self.hist {
+            if c > 0 {
+                bits += c as f64 * (n as f64 / c as f64).log2();
+            }
+        }
+        bits + self.hist[512] as f64 * f64::from(self.dtype.bits()) + self.big_bits as f64
+    }
+
+    #[inline]
+    fn special(&self, bits: u64) -> bool {
+        let v = self.dtype.from_bits(bits);
+        !v.is_finite() || self.fills.contains(&bits)
+    }
+
+    /// Codes point `i` (original value `x` when encoding) with prediction
+    /// `pred` and neighbour buckets `ctx`.
+    #[inline]
+    fn point<C: Coder, const ENC: bool>(
+        &mut self,
+        c: &mut C,
+        i: usize,
+        pred: f64,
+        x: f64,
+        ctx: [u8; 4],
+        level: usize,
+    ) {
+        let sym = if ENC {
+            let bits = self.dtype.to_bits(x);
+            let mut s = Symbol::Escape(bits);
+            if !self.special(bits) {
+                let q = ((x - pred) / self.two_e).round();
+                if q.is_finite() && q.abs() < f64::from(1u32 << MAX_BITS) {
+                    let r = self.dtype.round(pred + q * self.two_e);
+                    if r.is_finite() && (x - r).abs() <= self.e {
+                        s = Symbol::Code(q as i64);
+                    }
+                }
+            }
+            s
+        } else {
+            Symbol::Code(0)
+        };
+        let sym = if ENC && self.dry {
+            match sym {
+                Symbol::Code(q) if q.abs() <= 255 => self.hist[(q + 255) as usize] += 1,
+                Symbol::Code(q) => {
+                    self.hist[511] += 1;
+                    self.big_bits += u64::from(2 * (64 - q.unsigned_abs().leading_zeros()));
+                }
+                Symbol::Escape(_) => self.hist[512] += 1,
+            }
+            sym
+        } else {
+            self.model.set_context(ctx, level);
+            self.model.code(c, sym)
+        };
+        self.buckets[i] = bucket(sym);
+        match sym {
+            Symbol::Code(q) => {
+                let r = self.dtype.round(pred + q as f64 * self.two_e);
+                self.recon[i] = r;
+                self.out[i] = self.dtype.to_bits(r);
+            }
+            Symbol::Escape(bits) => {
+                self.out[i] = bits;
+                self.recon[i] = if self.special(bits) {
+                    if pred.is_finite() { pred } else { 0.0 }
+                } else {
+                    self.dtype.from_bits(bits)
+                };
+            }
+        }
+    }
+}
+
+#[inline]
+fn nb(g: &Grid, buckets: &[u8], coord: [usize; 4], i: usize, delta: [isize; 4]) -> u8 {
+    let mut off: isize = 0;
+    for d in 0..4 {
+        let c = coord[d] as isize + delta[d];
+        if c < 0 || c >= g.dims[d] as isize {
+            return UNKNOWN;
+        }
+        off += delta[d] * g.stride[d] as isize;
+    }
+    buckets[(i as isize + off) as usize]
+}
+
+fn unit(d: usize, k: isize) -> [isize; 4] {
+    let mut v = [0isize; 4];
+    v[d] = k;
+    v
+}
+
+fn add(a: [isize; 4], b: [isize; 4]) -> [isize; 4] {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]]
+}
+
+/// Runs the traversal: codes `x` (encoder) or decodes into `st` (decoder,
+/// `x` empty).
+pub(crate) fn traverse<C: Coder, const ENC: bool>(
+    st: &mut State,
+    c: &mut C,
+    g: &Grid,
+    x: &[f64],
+    predictor: Predictor,
+) {
+    match predictor {
+        Predictor::Lorenzo => lorenzo::<C, ENC>(st, c, g, x),
+        Predictor::Interpolation => interpolation::<C, ENC>(st, c, g, x),
+    }
+}
+
+fn lorenzo<C: Coder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid, x: &[f64]) {
+    // Inclusion-exclusion terms per mask of dimensions with a predecessor.
+    let mut terms: Vec<Vec<(usize, f64)>> = vec![Vec::new(); 16];
+    for (mask, t) in terms.iter_mut().enumerate() {
+        for sub in 1..16usize {
+            if sub & !mask != 0 {
+                continue;
+            }
+            let off: usize = (0..4)
+                .filter(|&d| sub & (1 << d) != 0)
+                .map(|d| g.stride[d])
+                .sum();
+            let sign = if sub.count_ones() % 2 == 1 { 1.0 } else { -1.0 };
+            t.push((off, sign));
+        }
+    }
+    let r = &g.real;
+    let last = r[r.len() - 1];
+    let ctx_delta: [[isize; 4]; 4] = match r.len() {
+        1 => [
+            unit(last, -1),
+            unit(last, -2),
+            unit(last, -3),
+            unit(last, -4),
+        ],
+        2 => {
+            let n = r[0];
+            [
+                unit(last, -1),
+                unit(n, -1),
+                add(unit(n, -1), unit(last, -1)),
+                add(unit(n, -1), unit(last, 1)),
+            ]
+        }
+        k => {
+            let n = r[k - 2];
+            let u = r[k - 3];
+            [
+                unit(last, -1),
+                unit(n, -1),
+                unit(u, -1),
+                add(unit(n, -1), unit(last, -1)),
+            ]
+        }
+    };
+    let mut i = 0usize;
+    for a in 0..g.dims[0] {
+        for b in 0..g.dims[1] {
+            for cc in 0..g.dims[2] {
+                for d in 0..g.dims[3] {
+                    let coord = [a, b, cc, d];
+                    let mask = usize::from(a > 0)
+                        | usize::from(b > 0) << 1
+                        | usize::from(cc > 0) << 2
+                        | usize::from(d > 0) << 3;
+                    let mut pred = 0.0;
+                    for &(off, sign) in &terms[mask] {
+                        pred += sign * st.recon[i - off];
+                    }
+                    let ctx = ctx_delta.map(|dl| nb(g, &st.buckets, coord, i, dl));
+                    let xi = if ENC { x[i] } else { 0.0 };
+                    st.point::<C, ENC>(c, i, pred, xi, ctx, 0);
+                    i += 1;
+                }
+            }
+        }
+    }
+}
+
+fn interpolation<C: Coder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid, x: &[f64]) {
+    let maxdim = *g.dims.iter().max().unwrap_or(&1);
+    let mut levels = 0u32;
+    while (1usize << levels) < maxdim {
+        levels += 1;
+    }
+    // The origin.
+    let x0 = if ENC { x[0] } else { 0.0 };
+    st.point::<C, ENC>(c, 0, 0.0, x0, [UNKNOWN; 4], 3);
+    let r = g.real.clone();
+    for lvl in (0..levels).rev() {
+        let s = 1usize << lvl;
+        for &d in &r {
+            let pos = r.iter().position(|&e| e == d).unwrap_or(0);
+            let other = if r.len() > 1 {
+                Some(r[(pos + r.len() - 1) % r.len()])
+            } else {
+                None
+            };
+            let third = if r.len() > 2 {
+                Some(r[(pos + r.len() - 2) % r.len()])
+            } else {
+                None
+            };
+            let si = s as isize;
+            let ctx_delta = [
+                unit(d, -si),
+                unit(d, si),
+                other.map_or(unit(d, -3 * si), |o| unit(o, -si)),
+                third.map_or(unit(d, 3 * si), |o| unit(o, -si)),
+            ];
+            let mut start = [0usize; 4];
+            let mut step = [1usize; 4];
+            for e in 0..4 {
+                if e < d {
+                    step[e] = s;
+                } else if e == d {
+                    start[e] = s;
+                    step[e] = 2 * s;
+                } else {
+                    step[e] = 2 * s;
+                }
+            }
+            let sd = g.stride[d];
+            let n = g.dims[d];
+            let level = (lvl as usize).min(3);
+            let mut a = start[0];
+            while a < g.dims[0] {
+                let mut b = start[1];
+                while b < g.dims[1] {
+                    let mut cc = start[2];
+                    while cc < g.dims[2] {
+                        let mut dd = start[3];
+                        while dd < g.dims[3] {
+                            let coord = [a, b, cc, dd];
+                            let i = a * g.stride[0] + b * g.stride[1] + cc * g.stride[2] + dd;
+                            let p = coord[d];
+                            let left = st.recon[i - s * sd];
+                            let pred = if p + s < n {
+                                let right = st.recon[i + s * sd];
+                                if p >= 3 * s && p + 3 * s < n {
+                                    let l3 = st.recon[i - 3 * s * sd];
+                                    let r3 = st.recon[i + 3 * s * sd];
+                                    (9.0 * (left + right) - (l3 + r3)) * 0.0625
+                                } else {
+                                    (left + right) * 0.5
+                                }
+                            } else {
+                                left
+                            };
+                            let ctx = ctx_delta.map(|dl| nb(g, &st.buckets, coord, i, dl));
+                            let xi = if ENC { x[i] } else { 0.0 };
+                            st.point::<C, ENC>(c, i, pred, xi, ctx, level);
+                            dd += step[3];
+                        }
+                        cc += step[2];
+                    }
+                    b += step[1];
+                }
+                a += step[0];
+            }
+        }
+    }
+}

@@ -1,0 +1,254 @@
+//! The model of the quantization codes: a context-mixing binary model whose
+//! contexts are the codes of the point's neighbours in every dimension.
+//!
+//! A point's symbol is either a quantization code `q` (an integer) or an
+//! escape (the value is stored exactly). It is binarised as: `q == 0`?,
+//! escape?, the sign of `q`, the bit length of `|q|` in unary, and the bits of
+//! `|q|` below its top bit. Every binary decision is predicted by five
+//! adaptive tables (pairs of neighbour buckets, all four neighbours at a
+//! coarser resolution, the decision alone), mixed by a gated logistic mixer
+//! selected by the decision, all in integer arithmetic
+//! ([`sep_cm::AdaptiveProbs`], [`sep_cm::Mixer`]). An escaped value is
+//! coded as "the same bits as the previous escaped value", or its bits one by
+//! one. Encoder and decoder run the same code through [`sep_coder::Coder`].
+
+use sep_cm::{AdaptiveProbs, Mixer};
+use sep_coder::Coder;
+
+/// Bucket of a neighbour that is outside the array or not coded yet.
+pub const UNKNOWN: u8 = 12;
+/// Bucket of an escaped neighbour.
+pub const ESCAPED: u8 = 11;
+const NB: usize = 13;
+const NODES: usize = 64;
+/// Largest bit length of `|q|`: codes are below `2^MAX_BITS`.
+pub const MAX_BITS: u32 = 24;
+
+/// One coded symbol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Symbol {
+    /// A quantization code.
+    Code(i64),
+    /// The value is stored exactly; its bit pattern.
+    Escape(u64),
+}
+
+/// The bucket of a symbol, as its neighbours see it (`0..=11`).
+#[inline]
+pub fn bucket(s: Symbol) -> u8 {
+    match s {
+        Symbol::Escape(_) => ESCAPED,
+        Symbol::Code(0) => 0,
+        Symbol::Code(q) => {
+            let m = q.unsigned_abs();
+            let b = match m {
+                1 => 1,
+                2 => 3,
+                3..=4 => 5,
+                5..=8 => 7,
+                _ => 9,
+            };
+            b + u8::from(q < 0)
+        }
+    }
+}
+
+#[inline]
+fn coarse(b: u8) -> usize {
+    [0, 1, 1, 2, 2, 3, 3, 4, 4, 4, 4, 5, 5][usize::from(b)]
+}
+
+/// The adaptive model of the codes of one array.
+#[derive(Debug, Clone)]
+pub struct CodeModel {
+    t1: AdaptiveProbs,
+    t2: AdaptiveProbs,
+    t3: AdaptiveProbs,
+    t4: AdaptiveProbs,
+    t5: AdaptiveProbs,
+    mixer: Mixer<6>,
+    esc_same: AdaptiveProbs,
+    esc_bits: AdaptiveProbs,
+    last_escape: u64,
+    ctx: [u8; 4],
+    level: usize,
+    value_bits: u32,
+}
+
+impl CodeModel {
+    /// A fresh model for values of `value_bits` (32 or 64) bits.
+    pub fn new(value_bits: u32) -> Self {
+        CodeModel {
+            t1: AdaptiveProbs::new(NODES * NB * NB, 255),
+            t2: AdaptiveProbs::new(NODES * NB * NB, 255),
+            t3: AdaptiveProbs::new(NODES * NB * NB * 4, 255),
+            t4: AdaptiveProbs::new(NODES * 6 * 6 * 6 * 6, 255),
+            t5: AdaptiveProbs::new(NODES, 255),
+            mixer: Mixer::new(NODES, 6, 1 << 14),
+            esc_same: AdaptiveProbs::new(2 * NB, 255),
+            esc_bits: AdaptiveProbs::new(2 * 4096 + 64, 255),
+            last_escape: 0,
+            ctx: [UNKNOWN; 4],
+            level: 0,
+            value_bits,
+        }
+    }
+
+    /// Sets the buckets of the next point's four neighbours and its level
+    /// (`0..4`).
+    #[inline]
+    pub fn set_context(&mut self, ctx: [u8; 4], level: usize) {
+        self.ctx = ctx;
+        self.level = level.min(3);
+    }
+
+    #[inline]
+    fn bit<C: Coder>(&mut self, c: &mut C, node: usize, bit: u32) -> u32 {
+        let [n0, n1, n2, n3] = self.ctx.map(usize::from);
+        let i1 = node * NB * NB + n0 * NB + n1;
+        let i2 = node * NB * NB + n2 * NB + n3;
+        let i3 = (node * NB * NB + n0 * NB + n2) * 4 + self.level;
+        let i4 = node * 1296
+            + coarse(self.ctx[0]) * 216
+            + coarse(self.ctx[1]) * 36
+            + coarse(self.ctx[2]) * 6
+            + coarse(self.ctx[3]);
+        let x = [
+            self.t1.stretched(i1),
+            self.t2.stretched(i2),
+            self.t3.stretched(i3),
+            self.t4.stretched(i4),
+            self.t5.stretched(node),
+            256,
+        ];
+        self.mixer.mix(x, node);
+        let p = self.mixer.last().clamp(32, 65536 - 32);
+        let bit = c.code_bit(bit, p);
+        self.t1.update(i1, bit);
+        self.t2.update(i2, bit);
+        self.t3.update(i3, bit);
+        self.t4.update(i4, bit);
+        self.t5.update(node, bit);
+        self.mixer.update(bit);
+        bit
+    }
+
+    /// Codes one symbol (the encoder's `s`; the decoder's argument is
+    /// ignored) and returns the symbol coded.
+    pub fn code<C: Coder>(&mut self, c: &mut C, s: Symbol) -> Symbol {
+        let (is_zero, is_escape) = match s {
+            Symbol::Code(0) => (1, 0),
+            Symbol::Code(_) => (0, 0),
+            Symbol::Escape(_) => (0, 1),
+        };
+        if self.bit(c, 0, is_zero) == 1 {
+            return Symbol::Code(0);
+        }
+        if self.bit(c, 1, is_escape) == 1 {
+            let bits = match s {
+                Symbol::Escape(b) => b,
+                Symbol::Code(_) => 0,
+            };
+            return Symbol::Escape(self.code_escape(c, bits));
+        }
+        let q = match s {
+            Symbol::Code(q) => q,
+            Symbol::Escape(_) => 0,
+        };
+        let neg = self.bit(c, 2, u32::from(q < 0));
+        let m = q.unsigned_abs().max(1);
+        let nbits = 64 - m.leading_zeros();
+        // Unary bit length: "longer than k" for k = 1, 2, ...
+        let mut k = 1;
+        while k < MAX_BITS {
+            let more = u32::from(nbits > k);
+            if self.bit(c, 3 + k as usize, more) == 0 {
+                break;
+            }
+            k += 1;
+        }
+        let mut v: u64 = 1;
+        for j in 0..k - 1 {
+            let pos = k - 2 - j;
+            let b = ((m >> pos) & 1) as u32;
+            let node = if j == 0 {
+                30 + k as usize
+            } else {
+                56 + (j as usize).min(7)
+            };
+            v = (v << 1) | u64::from(self.bit(c, node, b));
+        }
+        let v = v as i64;
+        Symbol::Code(if neg == 1 { -v } else { v })
+    }
+
+    fn code_escape<C: Coder>(&mut self, c: &mut C, bits: u64) -> u64 {
+        let i = usize::from(self.ctx[0]) + if self.ctx[1] == ESCAPED { NB } else { 0 };
+        let same = c.code_bit(
+            u32::from(bits == self.last_escape),
+            self.esc_same.p(i).clamp(32, 65536 - 32),
+        );
+        self.esc_same.update(i, same);
+        if same == 1 {
+            return self.last_escape;
+        }
+        let n = self.value_bits;
+        let mut v = 0u64;
+        let mut node = 1usize;
+        for k in 0..n {
+            let b = ((bits >> (n - 1 - k)) & 1) as u32;
+            let i = if k < 12 { node } else { 2 * 4096 + k as usize };
+            let b = c.code_bit(b, self.esc_bits.p(i).clamp(32, 65536 - 32));
+            self.esc_bits.update(i, b);
+            if k < 12 {
+                node = node * 2 + b as usize;
+            }
+            v = (v << 1) | u64::from(b);
+        }
+        self.last_escape = v;
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symbols_round_trip() {
+        let syms: Vec<Symbol> = [
+            0i64,
+            1,
+            -1,
+            2,
+            7,
+            -8,
+            9,
+            1000,
+            -65535,
+            (1 << 24) - 1,
+            -(1 << 23),
+        ]
+        .iter()
+        .map(|&q| Symbol::Code(q))
+        .chain([
+            Symbol::Escape(0x7fc0_0000),
+            Symbol::Escape(0x7fc0_0000),
+            Symbol::Escape(5),
+        ])
+        .collect();
+        let mut m = CodeModel::new(32);
+        let mut enc = sep_coder::Encoder::new();
+        for (i, &s) in syms.iter().enumerate() {
+            m.set_context([bucket(syms[i.saturating_sub(1)]), UNKNOWN, 0, 1], i % 4);
+            assert_eq!(m.code(&mut enc, s), s);
+        }
+        let bytes = enc.finish();
+        let mut m = CodeModel::new(32);
+        let mut dec = sep_coder::Decoder::new(&bytes);
+        for (i, &s) in syms.iter().enumerate() {
+            m.set_context([bucket(syms[i.saturating_sub(1)]), UNKNOWN, 0, 1], i % 4);
+            assert_eq!(m.code(&mut dec, Symbol::Code(0)), s, "symbol {i}");
+        }
+    }
+}

@@ -1,0 +1,288 @@
+//! Every value within the bound, specials exact, for abs and rel at 1e-2,
+//! 1e-3, 1e-4: on generated grids (routine) and on the whole float set
+//! (`#[ignore]`d; run by hand with `SEP_CORPUS=/work/shared/corpus cargo test
+//! --release -p sep-lossy --test bounds -- --ignored --nocapture`).
+
+use sep_lossy::{Dtype, Mode, Options, Predictor, compare, compress_raw, decompress, inspect};
+use std::time::Instant;
+
+fn field(shape: &[usize], seed: u64) -> Vec<f64> {
+    let n: usize = shape.iter().product();
+    let mut s = seed | 1;
+    (0..n)
+        .map(|i| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let noise = (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+            let x = (i % shape[shape.len() - 1]) as f64;
+            let y = (i / shape[shape.len() - 1]) as f64;
+            20.0 * (x * 0.05).sin() * (y * 0.03).cos() + 0.01 * noise + y * 0.1
+        })
+        .collect()
+}
+
+fn to_raw(v: &[f64], dtype: Dtype) -> Vec<u8> {
+    match dtype {
+        Dtype::F32 => v.iter().flat_map(|&x| (x as f32).to_le_bytes()).collect(),
+        Dtype::F64 => v.iter().flat_map(|&x| x.to_le_bytes()).collect(),
+    }
+}
+
+/// Checks every value against the bound (and specials bit-exact) directly,
+/// not through `compare`.
+fn check(raw: &[u8], back: &[u8], dtype: Dtype, bound: f64, fills: &[f64]) {
+    assert_eq!(raw.len(), back.len());
+    let w = dtype.size();
+    for (i, (a, b)) in raw.chunks(w).zip(back.chunks(w)).enumerate() {
+        let (x, y) = match dtype {
+            Dtype::F32 => (
+                f64::from(f32::from_le_bytes(a.try_into().unwrap())),
+                f64::from(f32::from_le_bytes(b.try_into().unwrap())),
+            ),
+            Dtype::F64 => (
+                f64::from_le_bytes(a.try_into().unwrap()),
+                f64::from_le_bytes(b.try_into().unwrap()),
+            ),
+        };
+        if !x.is_finite() || fills.contains(&x) {
+            assert_eq!(a, b, "special value {x} at {i} not exact");
+        } else {
+            assert!(
+                (x - y).abs() <= bound,
+                "value {i}: {x} -> {y}, bound {bound}"
+            );
+        }
+    }
+}
+
+fn round_trip(raw: &[u8], dtype: Dtype, shape: &[usize], opts: &Options, fills: &[f64]) -> usize {
+    let a = compress_raw(raw, dtype, shape, opts).unwrap();
+    let info = inspect(&a).unwrap();
+    let back = decompress(&a, u64::MAX).unwrap();
+    check(raw, &back, dtype, info.bound, fills);
+    if let Mode::Abs(e) = opts.mode {
+        assert_eq!(info.bound, e);
+    }
+    a.len()
+}
+
+#[test]
+fn generated_grids_keep_every_bound_with_specials() {
+    for (shape, dtype) in [
+        (vec![3000usize], Dtype::F64),
+        (vec![40, 70], Dtype::F32),
+        (vec![6, 20, 30], Dtype::F32),
+        (vec![2, 3, 9, 11], Dtype::F64),
+    ] {
+        let mut v = field(&shape, 7);
+        let n = v.len();
+        v[n / 3] = f64::NAN;
+        v[n / 2] = f64::INFINITY;
+        v[n / 2 + 1] = f64::NEG_INFINITY;
+        for x in v.iter_mut().skip(n / 4).take(n / 10) {
+            *x = -1e34;
+        }
+        let raw = to_raw(&v, dtype);
+        for mode in [
+            Mode::Abs(1e-2),
+            Mode::Abs(1e-3),
+            Mode::Abs(1e-4),
+            Mode::Rel(1e-2),
+            Mode::Rel(1e-3),
+            Mode::Rel(1e-4),
+        ] {
+            for predictor in [
+                None,
+                Some(Predictor::Lorenzo),
+                Some(Predictor::Interpolation),
+            ] {
+                let opts = Options {
+                    mode,
+                    predictor,
+                    ..Options::default()
+                };
+                let size = round_trip(&raw, dtype, &shape, &opts, &[-1e34]);
+                assert!(size < raw.len(), "{shape:?} {mode:?} {size}");
+            }
+        }
+    }
+}
+
+#[test]
+fn explicit_fill_is_kept_and_left_out_of_the_range() {
+    let shape = [30, 40];
+    let mut v = field(&shape, 3);
+    v[5] = 9999.0; // a fill too rare to be detected
+    let raw = to_raw(&v, Dtype::F32);
+    let opts = Options {
+        mode: Mode::Rel(1e-3),
+        fill: Some(9999.0),
+        predictor: None,
+    };
+    let a = compress_raw(&raw, Dtype::F32, &shape, &opts).unwrap();
+    let info = inspect(&a).unwrap();
+    assert!(info.fills.contains(&u64::from(9999f32.to_bits())));
+    // The range is that of the other values, not up to 9999.
+    assert!(info.bound < 0.1, "{}", info.bound);
+    let back = decompress(&a, u64::MAX).unwrap();
+    check(&raw, &back, Dtype::F32, info.bound, &[9999.0]);
+    let s = compare(Dtype::F32, &raw, &back, &info.fills).unwrap();
+    assert!(s.specials_exact && s.max_error <= info.bound);
+}
+
+#[test]
+fn psnr_and_ratio_modes_reach_their_targets() {
+    let shape = [64, 96];
+    let raw = to_raw(&field(&shape, 11), Dtype::F32);
+    for db in [40.0, 60.0, 80.0] {
+        let a = compress_raw(
+            &raw,
+            Dtype::F32,
+            &shape,
+            &Options {
+                mode: Mode::Psnr(db),
+                ..Options::default()
+            },
+        )
+        .unwrap();
+        let back = decompress(&a, u64::MAX).unwrap();
+        let s = compare(Dtype::F32, &raw, &back, &[]).unwrap();
+        assert!(s.psnr >= db, "psnr {} < {db}", s.psnr);
+    }
+    for r in [8.0, 20.0, 40.0] {
+        let a = compress_raw(
+            &raw,
+            Dtype::F32,
+            &shape,
+            &Options {
+                mode: Mode::Ratio(r),
+                ..Options::default()
+            },
+        )
+        .unwrap();
+        let got = raw.len() as f64 / a.len() as f64;
+        assert!((got / r - 1.0).abs() <= 0.05, "ratio {got} for {r}");
+        decompress(&a, u64::MAX).unwrap();
+    }
+}
+
+#[test]
+fn corrupt_archives_fail_cleanly() {
+    let shape = [20, 30];
+    let raw = to_raw(&field(&shape, 5), Dtype::F32);
+    let a = compress_raw(&raw, Dtype::F32, &shape, &Options::default()).unwrap();
+    for i in 0..a.len() {
+        for bit in [0x01u8, 0x80] {
+            let mut b = a.clone();
+            b[i] ^= bit;
+            assert!(decompress(&b, u64::MAX).is_err(), "flip at {i} accepted");
+        }
+    }
+    for n in 0..a.len() {
+        assert!(decompress(&a[..n], u64::MAX).is_err());
+    }
+    assert!(matches!(
+        decompress(&a, 100),
+        Err(sep_lossy::Error::LimitExceeded { .. })
+    ));
+}
+
+#[test]
+fn bad_options_are_one_line_errors() {
+    let raw = vec![0u8; 400];
+    let e = compress_raw(&raw, Dtype::F32, &[10, 11], &Options::default()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "shape 10x11 of f32 needs 440 bytes, the input has 400"
+    );
+    for bad in [
+        "abs=0",
+        "rel=-1",
+        "abs=NaN",
+        "psnr=inf",
+        "ratio=0.5",
+        "abs",
+        "foo=1",
+        "abs=x",
+    ] {
+        let e = Mode::parse(bad).unwrap_err().to_string();
+        assert!(!e.contains('\n') && e.contains("--lossy"), "{bad}: {e}");
+    }
+    assert!(
+        Dtype::parse("f16")
+            .unwrap_err()
+            .to_string()
+            .contains("unknown dtype 'f16'")
+    );
+}
+
+/// The whole float set of the shared corpus at abs and rel 1e-2, 1e-3,
+/// 1e-4: every value within the bound, specials exact; prints sizes and
+/// speed.
+#[test]
+#[ignore = "reads the shared corpus; run by hand with SEP_CORPUS"]
+fn whole_float_set_keeps_every_bound() {
+    let root = std::env::var("SEP_CORPUS").unwrap_or_else(|_| "/work/shared/corpus".into());
+    let list = std::fs::read_to_string(format!("{root}/sets/float.txt")).unwrap();
+    let mut files = 0;
+    for name in list
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
+        let raw = std::fs::read(format!("{root}/files/{name}")).unwrap();
+        let dtype = if name.starts_with("float64") {
+            Dtype::F64
+        } else {
+            Dtype::F32
+        };
+        let shape: Vec<usize> = name
+            .split('.')
+            .find(|p| p.contains('x') && p.split('x').all(|d| d.parse::<usize>().is_ok()))
+            .map(|p| p.split('x').map(|d| d.parse().unwrap()).collect())
+            .unwrap_or_else(|| vec![raw.len() / dtype.size()]);
+        for mode in [
+            Mode::Abs(1e-2),
+            Mode::Abs(1e-3),
+            Mode::Abs(1e-4),
+            Mode::Rel(1e-2),
+            Mode::Rel(1e-3),
+            Mode::Rel(1e-4),
+        ] {
+            let t = Instant::now();
+            let a = compress_raw(
+                &raw,
+                dtype,
+                &shape,
+                &Options {
+                    mode,
+                    ..Options::default()
+                },
+            )
+            .unwrap();
+            let tc = t.elapsed().as_secs_f64();
+            let info = inspect(&a).unwrap();
+            let t = Instant::now();
+            let back = decompress(&a, u64::MAX).unwrap();
+            let td = t.elapsed().as_secs_f64();
+            let fills: Vec<f64> = info.fills.iter().map(|&f| dtype.from_bits(f)).collect();
+            check(&raw, &back, dtype, info.bound, &fills);
+            let s = compare(dtype, &raw, &back, &info.fills).unwrap();
+            println!(
+                "{name:40} {:10} {:>9} B ratio {:7.2} {:13} max_err {:.3e} bound {:.3e} psnr {:6.2} c {:5.1} MB/s d {:5.1} MB/s",
+                mode.describe(),
+                a.len(),
+                raw.len() as f64 / a.len() as f64,
+                info.predictor.name(),
+                s.max_error,
+                info.bound,
+                s.psnr,
+                raw.len() as f64 / tc / 1e6,
+                raw.len() as f64 / td / 1e6
+            );
+        }
+        files += 1;
+    }
+    assert!(files >= 6, "float set has {files} files");
+}
