@@ -146,6 +146,7 @@ fn models() -> Vec<(&'static str, Model)> {
             Model::Mix(MixConfig {
                 cm: small_cm(),
                 neural: None,
+                serial: None,
             }),
         ),
         (
@@ -153,6 +154,7 @@ fn models() -> Vec<(&'static str, Model)> {
             Model::Mix(MixConfig {
                 cm: small_cm(),
                 neural: Some(neural(BackboneConfig::Pac(PAC))),
+                serial: None,
             }),
         ),
         // The default of version 1 before CM revision 1 (pinned: its archives
@@ -166,9 +168,12 @@ fn models() -> Vec<(&'static str, Model)> {
                     ..small_cm()
                 },
                 neural: None,
+                serial: None,
             }),
         ),
         ("default-r1", Model::default()),
+        // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.12).
+        ("ultra", Model::mix_preset(Preset::Ultra)),
     ]
 }
 
@@ -178,6 +183,7 @@ fn default_r0() -> Model {
     Model::Mix(MixConfig {
         cm: CmConfig { revision: 0, ..cm },
         neural: None,
+        serial: None,
     })
 }
 
@@ -336,7 +342,7 @@ fn golden_list() -> Vec<Golden> {
         add(&format!("{name}.obj1.sep"), "obj1.head4096", &model, None);
     }
     for (name, model) in models() {
-        if ["store", "order2", "pac", "mix", "mix-pac"].contains(&name) {
+        if ["store", "order2", "pac", "mix", "mix-pac", "ultra"].contains(&name) {
             for (input, _) in synthetic().into_iter().filter(|(n, _)| !n.contains('.')) {
                 add(&format!("{name}.{input}.sep"), input, &model, None);
             }
@@ -590,6 +596,7 @@ fn must_fail(files: &mut Files) {
             model: Model::Mix(MixConfig {
                 cm: small_cm(),
                 neural: None,
+                serial: None,
             }),
             ..Options::default()
         }

@@ -319,6 +319,7 @@ impl ModelConfig {
                 Some(engine::encode_block(
                     Some(c),
                     None,
+                    None,
                     seed,
                     raw,
                     streams,
@@ -330,6 +331,7 @@ impl ModelConfig {
                 Some(engine::encode_block(
                     c.neural.as_ref(),
                     Some(&c.cm),
+                    c.serial.as_ref(),
                     seed,
                     raw,
                     streams,
@@ -399,7 +401,7 @@ impl ModelConfig {
                         why: "must not exceed raw_len",
                     });
                 }
-                engine::decode_block(Some(c), None, seed, streams, out, cancel)
+                engine::decode_block(Some(c), None, None, seed, streams, out, cancel)
                     .map_err(|(stream, why)| Error::StreamJunk { block, stream, why })
             }
             ModelConfig::Mix(c) => {
@@ -410,8 +412,16 @@ impl ModelConfig {
                         why: "must be 1 without a network, and at most raw_len",
                     });
                 }
-                engine::decode_block(c.neural.as_ref(), Some(&c.cm), seed, streams, out, cancel)
-                    .map_err(|(stream, why)| Error::StreamJunk { block, stream, why })
+                engine::decode_block(
+                    c.neural.as_ref(),
+                    Some(&c.cm),
+                    c.serial.as_ref(),
+                    seed,
+                    streams,
+                    out,
+                    cancel,
+                )
+                .map_err(|(stream, why)| Error::StreamJunk { block, stream, why })
             }
         }
     }
