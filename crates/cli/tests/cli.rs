@@ -578,5 +578,5 @@ fn ultra_preset_round_trips_identically_for_any_threads() {
         .arg(&a)
         .assert()
         .success()
-        .stdout(predicate::str::contains("lstm (32 cells"));
+        .stdout(predicate::str::contains("lstm (64 cells"));
 }

@@ -22,9 +22,9 @@ pub struct MixConfig {
 
 /// The serial network of preset `ultra` (README, "Presets and ablation").
 pub(crate) const ULTRA_LSTM: LstmConfig = LstmConfig {
-    cells: 32,
+    cells: 64,
     horizon: 16,
-    lr: 200,
+    lr: 100,
 };
 
 /// The context-model set of the `default` preset (orders 1-6, the last 8
@@ -263,7 +263,7 @@ mod tests {
         let mut bad = p;
         bad[0] = 3;
         assert!(MixConfig::from_params(&bad, 1, 0).is_err());
-        assert!(u.describe().contains("lstm (32 cells"));
+        assert!(u.describe().contains("lstm (64 cells"));
         assert!(
             u.memory_bytes(1 << 20)
                 > MixConfig::preset(Preset::Max)

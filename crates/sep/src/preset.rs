@@ -11,7 +11,7 @@
 /// | `fast` | orders 1-4 and 6, word, record and image contexts, one match model, 4 MiB table, one APM; 32 MiB, about 1.7x `default`'s speed | PAC, context 8, embedding 16, FFN 256, 64 streams |
 /// | `default` | orders 1-6 and the last 8 bytes, word, sparse, record and image contexts, two match models, 64 MiB table, two APMs; 112 MiB (what `sep FILE` uses) | PAC, context 8, embedding 16, FFN 512, 32 streams |
 /// | `max` | `default`'s contexts with a 128 MiB table and 2^24-slot match tables; 208 MiB | PAC, context 8, embedding 32, FFN 1024, 32 streams |
-/// | `ultra` | `max` plus a serial LSTM (32 cells) that reads the whole block as one stream and adds mixer inputs (doc/FORMAT.md 4.12); several times slower | as `max` |
+/// | `ultra` | `max` plus a serial LSTM (64 cells) that reads the whole block as one stream and adds mixer inputs (doc/FORMAT.md 4.12); several times slower | as `max` |
 /// | `hybrid` | `default` plus the `fast` network with 32 streams as one more mixer input | that network alone |
 /// | `paper-*` | none: the neural model (the column to the right) | the paper's six configurations, sized for a GPU (each variant's doc) |
 ///
