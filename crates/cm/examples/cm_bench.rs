@@ -137,10 +137,10 @@ fn main() {
             let mut out = vec![0u8; data.len()];
             let mut dec = Decoder::new(&bytes);
             let m = Cm::new(&cfg, false, data.len());
-        let mut m = match &lstm {
-            Some(l) => m.with_lstm(l),
-            None => m,
-        };
+            let mut m = match &lstm {
+                Some(l) => m.with_lstm(l),
+                None => m,
+            };
             let mut st = CmStream::new(0);
             for pos in 0..out.len() {
                 m.code_byte(&mut dec, &mut st, &mut out, pos, &Sequential(pos), None);
