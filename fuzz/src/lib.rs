@@ -92,6 +92,7 @@ pub fn decode_model(target: &str) -> Model {
                 ..tiny_cm()
             },
             neural: None,
+            serial: None,
         }),
         "decode_mix2" => Model::Mix(MixConfig {
             cm: CmConfig {
@@ -100,6 +101,7 @@ pub fn decode_model(target: &str) -> Model {
                 ..tiny_cm()
             },
             neural: None,
+            serial: None,
         }),
         "decode_hybrid" => Model::Mix(MixConfig {
             cm: CmConfig {
@@ -107,6 +109,7 @@ pub fn decode_model(target: &str) -> Model {
                 ..tiny_cm()
             },
             neural: Some(tiny_neural()),
+            serial: None,
         }),
         other => panic!("no decode target {other}"),
     }

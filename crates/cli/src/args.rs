@@ -81,8 +81,8 @@ pub struct Args {
     #[arg(short = 'm', long, value_name = "NAME", default_value = "mix")]
     pub model: String,
 
-    /// Preset: fast, default, max (context mixing), hybrid (context mixing with a
-    /// network), or the paper's networks paper-pac, paper-sep-pac, paper-trace,
+    /// Preset: fast, default, max (context mixing), ultra (max with a serial LSTM
+    /// in the mixer), hybrid (context mixing with a multi-stream network), or the paper's networks paper-pac, paper-sep-pac, paper-trace,
     /// paper-sep-trace, paper-patchtst, paper-sep-patchtst (these imply --model
     /// neural). With --model neural, fast/default/max/hybrid pick a network size.
     #[arg(short = 'p', long, value_name = "NAME")]

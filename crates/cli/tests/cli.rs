@@ -564,3 +564,51 @@ fn no_transforms_flag_turns_segmented_blocks_off() {
     }
     assert!(sizes[0] < sizes[1], "{sizes:?}");
 }
+
+/// Issue 19: `-p ultra` (max plus the serial LSTM inside the mixer) round
+/// trips through the binary, gives the same archive for -T1 and -T2 (several
+/// blocks), lists its network, and is smaller than `max` on a real text.
+#[test]
+fn ultra_preset_round_trips_identically_for_any_threads() {
+    let (dir, path, data) = setup();
+    let run = |args: &[&str]| {
+        sep()
+            .args(["-m", "mix"])
+            .args(args)
+            .arg("-c")
+            .arg(&path)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone()
+    };
+    let t1 = run(&["-p", "ultra", "-T1", "-B", "16K"]);
+    let t2 = run(&["-p", "ultra", "-T2", "-B", "16K"]);
+    assert_eq!(t1, t2, "ultra archive depends on -T");
+    let whole = run(&["-p", "ultra", "-T1"]);
+    let max = run(&["-p", "max", "-T1"]);
+    assert!(
+        whole.len() < max.len(),
+        "ultra {} not smaller than max {}",
+        whole.len(),
+        max.len()
+    );
+    for (name, archive) in [("u1.sep", &t1), ("u.sep", &whole)] {
+        let a = dir.path().join(name);
+        fs::write(&a, archive).unwrap();
+        sep()
+            .args(["-d", "-c"])
+            .arg(&a)
+            .assert()
+            .success()
+            .stdout(predicate::eq(data.clone()));
+    }
+    let a = dir.path().join("u.sep");
+    sep()
+        .args(["-l", "-v"])
+        .arg(&a)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("lstm (64 cells"));
+}

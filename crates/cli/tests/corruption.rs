@@ -76,6 +76,7 @@ fn damaged_archives_exit_1_and_leave_nothing() {
         "pac.blocks-1000.sep",
         "mix.blocks-1000.sep",
         "mix-pac.blocks-1000.sep",
+        "ultra.blocks-1000.sep",
         "concatenated.sep",
     ] {
         let (archive, original) = golden_pair(name);

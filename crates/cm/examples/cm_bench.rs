@@ -2,8 +2,8 @@
 //! size, bits per byte and speed; with `--verify` also decodes.
 //!
 //! `cargo run --release -p sep-cm --example cm_bench -- [--orders 0x3f] [--no-word]
-//!  [--no-sparse] [--no-record] [--match N] [--table-bits B] [--revision R] [--verify] FILE...`
-use sep_cm::{Cm, CmConfig, CmStream, Sequential};
+//!  [--no-sparse] [--no-record] [--match N] [--table-bits B] [--revision R] [--lstm CELLS,HORIZON,LR_E4] [--verify] FILE...`
+use sep_cm::{Cm, CmConfig, CmStream, LstmConfig, Sequential};
 use sep_coder::{Decoder, Encoder};
 use std::time::Instant;
 
@@ -25,6 +25,7 @@ fn main() {
     };
     let mut verify = false;
     let mut streams = 1usize;
+    let mut lstm: Option<LstmConfig> = None;
     let mut files = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -52,6 +53,19 @@ fn main() {
             "--revision" => cfg.revision = args.next().unwrap().parse().unwrap(),
             "--streams" => streams = args.next().unwrap().parse().unwrap(),
             "--verify" => verify = true,
+            "--lstm" => {
+                let v: Vec<u16> = args
+                    .next()
+                    .unwrap()
+                    .split(',')
+                    .map(|x| x.parse().unwrap())
+                    .collect();
+                lstm = Some(LstmConfig {
+                    cells: v[0] as u8,
+                    horizon: v[1] as u8,
+                    lr: v[2],
+                });
+            }
             f => files.push(f.to_string()),
         }
     }
@@ -60,7 +74,11 @@ fn main() {
         let data = std::fs::read(path).expect("read");
         let t = Instant::now();
         let mut enc = Encoder::with_capacity(data.len() / 2);
-        let mut m = Cm::new(&cfg, false, data.len());
+        let m = Cm::new(&cfg, false, data.len());
+        let mut m = match &lstm {
+            Some(l) => m.with_lstm(l),
+            None => m,
+        };
         let mut st = CmStream::new(0);
         let mut buf = data.clone();
         let bytes = if streams > 1 {
@@ -118,7 +136,11 @@ fn main() {
             let t = Instant::now();
             let mut out = vec![0u8; data.len()];
             let mut dec = Decoder::new(&bytes);
-            let mut m = Cm::new(&cfg, false, data.len());
+            let m = Cm::new(&cfg, false, data.len());
+            let mut m = match &lstm {
+                Some(l) => m.with_lstm(l),
+                None => m,
+            };
             let mut st = CmStream::new(0);
             for pos in 0..out.len() {
                 m.code_byte(&mut dec, &mut st, &mut out, pos, &Sequential(pos), None);

@@ -14,6 +14,11 @@
 //! behind one trait, so adding a family is one new file plus a
 //! registration line. Revision 0 of it is frozen: see `cm/mod.rs`.
 //!
+//! One part is not integer: [`Lstm`] (`lstm.rs`), the serial network that
+//! [`Cm::with_lstm`] adds as mixer inputs (preset `ultra`). It computes in
+//! `f32` under the fixed-order rules of doc/DETERMINISM.md, with the
+//! `sep_kernels` functions, so it too gives the same bits everywhere.
+//!
 //! Start with [`Order2`], the fast model selected by `--model order2`. The
 //! building blocks it is made of ([`AdaptiveProbs`], [`Mixer`], [`Apm`],
 //! [`squash`]/[`stretch`]) are public so that richer models can reuse them.
@@ -43,6 +48,7 @@ mod cm;
 mod hashtable;
 mod logistic;
 mod logistic_tables;
+mod lstm;
 mod matcher;
 mod mixer2;
 mod models;
@@ -55,6 +61,7 @@ pub use apm::Apm;
 pub use cm::{Cm, CmConfig, CmStream};
 pub use hashtable::NibbleTable;
 pub use logistic::{squash, stretch};
+pub use lstm::{Lstm, LstmConfig};
 pub use matcher::{MatchModel, MatchState, Sequential, Visibility};
 pub use mixer2::Mixer2;
 pub use order2::{Order2, Order2Params};

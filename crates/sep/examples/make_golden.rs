@@ -146,6 +146,7 @@ fn models() -> Vec<(&'static str, Model)> {
             Model::Mix(MixConfig {
                 cm: small_cm(),
                 neural: None,
+                serial: None,
             }),
         ),
         (
@@ -153,6 +154,7 @@ fn models() -> Vec<(&'static str, Model)> {
             Model::Mix(MixConfig {
                 cm: small_cm(),
                 neural: Some(neural(BackboneConfig::Pac(PAC))),
+                serial: None,
             }),
         ),
         // The default of version 1 before CM revision 1 (pinned: its archives
@@ -166,9 +168,13 @@ fn models() -> Vec<(&'static str, Model)> {
                     ..small_cm()
                 },
                 neural: None,
+                serial: None,
             }),
         ),
         ("default-r1", default_r(1)),
+        ("default-r2", default_r(2)),
+        // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13).
+        ("ultra", Model::mix_preset(Preset::Ultra)),
     ]
 }
 
@@ -184,6 +190,7 @@ fn default_r(revision: u8) -> Model {
     Model::Mix(MixConfig {
         cm: CmConfig { revision, ..cm },
         neural: None,
+        serial: None,
     })
 }
 
@@ -342,7 +349,7 @@ fn golden_list() -> Vec<Golden> {
         add(&format!("{name}.obj1.sep"), "obj1.head4096", &model, None);
     }
     for (name, model) in models() {
-        if ["store", "order2", "pac", "mix", "mix-pac"].contains(&name) {
+        if ["store", "order2", "pac", "mix", "mix-pac", "ultra"].contains(&name) {
             for (input, _) in synthetic().into_iter().filter(|(n, _)| !n.contains('.')) {
                 add(&format!("{name}.{input}.sep"), input, &model, None);
             }
@@ -353,7 +360,7 @@ fn golden_list() -> Vec<Golden> {
                 Some(1000),
             );
         }
-        if ["mix2", "default-r1"].contains(&name) {
+        if ["mix2", "default-r1", "default-r2"].contains(&name) {
             for input in [
                 "kodim23.crop32x24.ppm",
                 "tone.wav",
@@ -381,8 +388,9 @@ fn golden_list() -> Vec<Golden> {
             );
         }
     }
-    // Issue 17: segmented blocks (doc/FORMAT.md section 8), one per transform.
-    let default = Model::default();
+    // Issue 17: segmented blocks (doc/FORMAT.md section 8), one per transform,
+    // with the default of the release that added them (CM revision 1, pinned).
+    let default = default_r(1);
     add(
         "default.jpeg.sep",
         "fireworks.crop128x96.jpg",
@@ -596,6 +604,7 @@ fn must_fail(files: &mut Files) {
             model: Model::Mix(MixConfig {
                 cm: small_cm(),
                 neural: None,
+                serial: None,
             }),
             ..Options::default()
         }

@@ -320,6 +320,7 @@ impl ModelConfig {
                 Some(engine::encode_block(
                     Some(c),
                     None,
+                    None,
                     seed,
                     raw,
                     streams,
@@ -331,6 +332,7 @@ impl ModelConfig {
                 Some(engine::encode_block(
                     c.neural.as_ref(),
                     Some(&c.cm),
+                    c.serial.as_ref(),
                     seed,
                     raw,
                     streams,
@@ -400,7 +402,7 @@ impl ModelConfig {
                         why: "must not exceed raw_len",
                     });
                 }
-                engine::decode_block(Some(c), None, seed, streams, out, cancel)
+                engine::decode_block(Some(c), None, None, seed, streams, out, cancel)
                     .map_err(|(stream, why)| Error::StreamJunk { block, stream, why })
             }
             ModelConfig::Mix(c) => {
@@ -411,8 +413,16 @@ impl ModelConfig {
                         why: "must be 1 without a network, and at most raw_len",
                     });
                 }
-                engine::decode_block(c.neural.as_ref(), Some(&c.cm), seed, streams, out, cancel)
-                    .map_err(|(stream, why)| Error::StreamJunk { block, stream, why })
+                engine::decode_block(
+                    c.neural.as_ref(),
+                    Some(&c.cm),
+                    c.serial.as_ref(),
+                    seed,
+                    streams,
+                    out,
+                    cancel,
+                )
+                .map_err(|(stream, why)| Error::StreamJunk { block, stream, why })
             }
         }
     }

@@ -19,7 +19,7 @@
 
 use crate::neural::NeuralConfig;
 use crate::pipeline::Cancel;
-use sep_cm::{Cm, CmConfig, CmStream, Visibility};
+use sep_cm::{Cm, CmConfig, CmStream, LstmConfig, Visibility};
 use sep_coder::{Coder, Decoder as RangeDecoder, Encoder as RangeEncoder, FreqTable, quantize};
 use sep_model::Trainer;
 
@@ -110,6 +110,7 @@ impl Visibility for Frontier<'_> {
 fn run<C: Coder>(
     neural: Option<&NeuralConfig>,
     cm: Option<&CmConfig>,
+    serial: Option<&LstmConfig>,
     seed: u64,
     data: &mut [u8],
     coders: &mut [C],
@@ -121,7 +122,10 @@ fn run<C: Coder>(
     let mut net = neural.map(|c| Trainer::from_config(&c.backbone, c.adam, streams, seed));
     let mut mixer = cm.map(|c| {
         (
-            Cm::new(c, net.is_some(), data.len()),
+            match serial {
+                Some(s) => Cm::new(c, false, data.len()).with_lstm(s),
+                None => Cm::new(c, net.is_some(), data.len()),
+            },
             (0..streams)
                 .map(|s| CmStream::new(layout.start(s)))
                 .collect::<Vec<_>>(),
@@ -188,6 +192,7 @@ fn run<C: Coder>(
 pub(crate) fn encode_block(
     neural: Option<&NeuralConfig>,
     cm: Option<&CmConfig>,
+    serial: Option<&LstmConfig>,
     seed: u64,
     raw: &mut [u8],
     streams: usize,
@@ -196,7 +201,7 @@ pub(crate) fn encode_block(
     let mut coders: Vec<RangeEncoder> = (0..streams)
         .map(|_| RangeEncoder::with_capacity(raw.len() / streams / 2 + 16))
         .collect();
-    run(neural, cm, seed, raw, &mut coders, cancel);
+    run(neural, cm, serial, seed, raw, &mut coders, cancel);
     coders.into_iter().map(RangeEncoder::finish).collect()
 }
 
@@ -206,13 +211,14 @@ pub(crate) fn encode_block(
 pub(crate) fn decode_block(
     neural: Option<&NeuralConfig>,
     cm: Option<&CmConfig>,
+    serial: Option<&LstmConfig>,
     seed: u64,
     streams: &[&[u8]],
     out: &mut [u8],
     cancel: &Cancel,
 ) -> Result<(), (usize, String)> {
     let mut coders: Vec<RangeDecoder> = streams.iter().map(|s| RangeDecoder::new(s)).collect();
-    run(neural, cm, seed, out, &mut coders, cancel);
+    run(neural, cm, serial, seed, out, &mut coders, cancel);
     if cancel.is_set() {
         return Ok(());
     }

@@ -4,7 +4,7 @@
 use crate::neural::NeuralConfig;
 use crate::params::{self, ParamError};
 use crate::preset::Preset;
-use sep_cm::CmConfig;
+use sep_cm::{CmConfig, LstmConfig};
 
 /// Everything that defines a mixed model.
 #[derive(Debug, Clone, PartialEq)]
@@ -15,7 +15,18 @@ pub struct MixConfig {
     /// `min_stream_len` decide how a block is cut into streams; without a
     /// network a block is one stream.
     pub neural: Option<NeuralConfig>,
+    /// The serial network inside the mixer (preset `ultra`, doc/FORMAT.md
+    /// section 4.13): it reads the block as one stream, so it excludes
+    /// [`neural`](Self::neural).
+    pub serial: Option<LstmConfig>,
 }
+
+/// The serial network of preset `ultra` (README, "Presets and ablation").
+pub(crate) const ULTRA_LSTM: LstmConfig = LstmConfig {
+    cells: 64,
+    horizon: 16,
+    lr: 100,
+};
 
 /// The context-model set of the `default` preset (orders 1-6, the last 8
 /// bytes, word, sparse, record and image contexts, two match models) with
@@ -57,6 +68,7 @@ impl MixConfig {
                     ..full_cm(22)
                 },
                 neural: None,
+                serial: None,
             }),
             // A 64 MiB context table: the 3.7 MB float32x4 file codes to
             // 467,185 bytes instead of 487,241 with 16 MiB (README, "Presets
@@ -72,6 +84,7 @@ impl MixConfig {
                     ..full_cm(26)
                 },
                 neural: None,
+                serial: None,
             }),
             // The default's contexts with twice the tables: 0.6-1% smaller
             // on the 4 MB inputs; orders 7 and 16 measured worse.
@@ -82,10 +95,17 @@ impl MixConfig {
                     ..full_cm(27)
                 },
                 neural: None,
+                serial: None,
+            }),
+            // `max` plus the serial LSTM: the two measure the network's worth.
+            Preset::Ultra => Some(MixConfig {
+                serial: Some(ULTRA_LSTM),
+                ..MixConfig::preset(Preset::Max)?
             }),
             Preset::Hybrid => Some(MixConfig {
                 cm: full_cm(26),
                 neural: Some(NeuralConfig::preset(Preset::Hybrid)),
+                serial: None,
             }),
             _ => None,
         }
@@ -107,10 +127,14 @@ impl MixConfig {
 
     /// Serialised `params` (doc/FORMAT.md section 4.9).
     pub(crate) fn to_params(&self) -> Vec<u8> {
-        let mut p = vec![u8::from(self.neural.is_some()), self.cm.revision, 0, 0];
+        let flags = u8::from(self.neural.is_some()) | (u8::from(self.serial.is_some()) << 1);
+        let mut p = vec![flags, self.cm.revision, 0, 0];
         p.extend_from_slice(&params::write_cm(&self.cm));
         if let Some(n) = &self.neural {
             p.extend_from_slice(&n.to_params());
+        }
+        if let Some(s) = &self.serial {
+            p.extend_from_slice(&params::write_serial(s));
         }
         p
     }
@@ -118,20 +142,29 @@ impl MixConfig {
     /// Parses `params`; `streams` and `context` come from the header.
     pub(crate) fn from_params(p: &[u8], streams: u32, context: u16) -> Result<Self, ParamError> {
         params::at_least("mix params", p, 16)?;
-        params::reserved("mix flags bits 1..7", u64::from(p[0] & !1))?;
+        if p[0] > 2 {
+            return Err(ParamError::Reserved {
+                field: "mix flags (bits 0 and 1 exclusive, bits 2..7)",
+                value: p[0].into(),
+            });
+        }
         params::reserved("mix params bytes 2..3", u64::from(params::u16_at(p, 2)))?;
         let cm = params::read_cm(&p[4..16], p[1])?;
         let neural = if p[0] == 1 {
             Some(NeuralConfig::from_params(&p[16..], streams, context)?)
         } else {
-            if p.len() != 16 {
+            let serial = if p[0] == 2 {
+                Some(params::read_serial(&p[16..])?)
+            } else if p.len() != 16 {
                 return Err(ParamError::Length {
                     what: "mix params without a network",
                     found: p.len(),
                     expected: 16,
                     at_least: false,
                 });
-            }
+            } else {
+                None
+            };
             if streams != 1 {
                 return Err(ParamError::Mismatch {
                     field: "streams",
@@ -146,9 +179,17 @@ impl MixConfig {
                     why: "must be 0 without a network".into(),
                 });
             }
-            None
+            return Ok(MixConfig {
+                cm,
+                neural: None,
+                serial,
+            });
         };
-        Ok(MixConfig { cm, neural })
+        Ok(MixConfig {
+            cm,
+            neural,
+            serial: None,
+        })
     }
 
     /// Bytes of model memory for a block of `block_len` bytes.
@@ -163,13 +204,15 @@ impl MixConfig {
             + self.neural.as_ref().map_or(0, |c| {
                 c.memory_bytes(crate::engine::stream_count(c, block_len as usize))
             })
+            + self.serial.as_ref().map_or(0, LstmConfig::memory_bytes)
     }
 
     /// One line for listings.
     pub fn describe(&self) -> String {
-        match &self.neural {
-            Some(n) => format!("mix: {} + {}", self.cm.describe(), n.describe()),
-            None => format!("mix: {}", self.cm.describe()),
+        match (&self.neural, &self.serial) {
+            (Some(n), _) => format!("mix: {} + {}", self.cm.describe(), n.describe()),
+            (None, Some(s)) => format!("mix: {} + {}", self.cm.describe(), s.describe()),
+            (None, None) => format!("mix: {}", self.cm.describe()),
         }
     }
 }
@@ -183,6 +226,7 @@ mod tests {
         let with = MixConfig {
             cm: full_cm(22),
             neural: Some(NeuralConfig::preset(Preset::Fast)),
+            serial: None,
         };
         let (b, l) = with.header_fields();
         assert_eq!(
@@ -192,6 +236,7 @@ mod tests {
         let without = MixConfig {
             cm: full_cm(20),
             neural: None,
+            serial: None,
         };
         assert_eq!(
             MixConfig::from_params(&without.to_params(), 1, 0),
@@ -210,6 +255,36 @@ mod tests {
                 .contains("table_bits")
         );
         assert!(MixConfig::from_params(&with.to_params()[..30], b, l).is_err());
+    }
+
+    #[test]
+    fn serial_network_travels_in_flag_bit_1() {
+        let u = MixConfig::preset(Preset::Ultra).expect("mix preset");
+        assert_eq!(u.serial, Some(ULTRA_LSTM));
+        assert_eq!(u.cm, MixConfig::preset(Preset::Max).expect("max").cm);
+        let p = u.to_params();
+        assert_eq!((p[0], p.len()), (2, 24));
+        assert_eq!(MixConfig::from_params(&p, 1, 0), Ok(u.clone()));
+        assert!(MixConfig::from_params(&p, 2, 0).is_err());
+        assert!(MixConfig::from_params(&p[..20], 1, 0).is_err());
+        let mut bad = p.clone();
+        bad[16] = 7;
+        assert!(
+            MixConfig::from_params(&bad, 1, 0)
+                .unwrap_err()
+                .to_string()
+                .contains("kind")
+        );
+        let mut bad = p;
+        bad[0] = 3;
+        assert!(MixConfig::from_params(&bad, 1, 0).is_err());
+        assert!(u.describe().contains("lstm (64 cells"));
+        assert!(
+            u.memory_bytes(1 << 20)
+                > MixConfig::preset(Preset::Max)
+                    .expect("max")
+                    .memory_bytes(1 << 20)
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@
 /// | `fast` | orders 1-4 and 6, word, record and image contexts, one match model, 4 MiB table, one APM; 32 MiB, about 1.7x `default`'s speed | PAC, context 8, embedding 16, FFN 256, 64 streams |
 /// | `default` | orders 1-6 and the last 8 bytes, word, sparse, record and image contexts, two match models, 64 MiB table, two APMs; 112 MiB (what `sep FILE` uses) | PAC, context 8, embedding 16, FFN 512, 32 streams |
 /// | `max` | `default`'s contexts with a 128 MiB table and 2^24-slot match tables; 208 MiB | PAC, context 8, embedding 32, FFN 1024, 32 streams |
+/// | `ultra` | `max` plus a serial LSTM (64 cells) that reads the whole block as one stream and adds mixer inputs (doc/FORMAT.md 4.13); several times slower | as `max` |
 /// | `hybrid` | `default` plus the `fast` network with 32 streams as one more mixer input | that network alone |
 /// | `paper-*` | none: the neural model (the column to the right) | the paper's six configurations, sized for a GPU (each variant's doc) |
 ///
@@ -47,6 +48,9 @@ pub enum Preset {
     /// Bigger tables (mixed model), the largest network worth its time on
     /// a CPU (neural model).
     Max,
+    /// For the mixed model: `max` plus a serial LSTM inside the mixer (it
+    /// reads the unsplit block); for the neural model, `max`'s network.
+    Ultra,
     /// For the mixed model: the `default` context mixing plus a small network
     /// (the `fast` one, 32 streams) as one more mixer input; for the neural
     /// model, that network alone.
@@ -70,10 +74,11 @@ pub enum Preset {
 
 impl Preset {
     /// Every preset, for listings.
-    pub const ALL: [Preset; 10] = [
+    pub const ALL: [Preset; 11] = [
         Preset::Fast,
         Preset::Default,
         Preset::Max,
+        Preset::Ultra,
         Preset::Hybrid,
         Preset::PaperPac,
         Preset::PaperSepPac,
@@ -89,6 +94,7 @@ impl Preset {
             Preset::Fast => "fast",
             Preset::Default => "default",
             Preset::Max => "max",
+            Preset::Ultra => "ultra",
             Preset::Hybrid => "hybrid",
             Preset::PaperPac => "paper-pac",
             Preset::PaperSepPac => "paper-sep-pac",
@@ -103,7 +109,7 @@ impl Preset {
     pub fn is_paper(self) -> bool {
         !matches!(
             self,
-            Preset::Fast | Preset::Default | Preset::Max | Preset::Hybrid
+            Preset::Fast | Preset::Default | Preset::Max | Preset::Ultra | Preset::Hybrid
         )
     }
 

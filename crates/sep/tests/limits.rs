@@ -86,6 +86,7 @@ fn mix_params(table_bits: u8, match_bits: u8) -> Vec<u8> {
                 revision: 0,
             },
             neural: None,
+            serial: None,
         }),
         ..Options::default()
     }

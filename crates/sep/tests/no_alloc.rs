@@ -90,6 +90,7 @@ fn the_step_loops_do_not_allocate() {
             sep::Model::Mix(sep::MixConfig {
                 cm: common::small_cm(),
                 neural: None,
+                serial: None,
             }),
         ),
         (
@@ -97,6 +98,19 @@ fn the_step_loops_do_not_allocate() {
             sep::Model::Mix(sep::MixConfig {
                 cm: common::small_cm(),
                 neural: Some(network(streams)),
+                serial: None,
+            }),
+        ),
+        (
+            "mix + serial LSTM",
+            sep::Model::Mix(sep::MixConfig {
+                cm: common::small_cm(),
+                neural: None,
+                serial: Some(sep::LstmConfig {
+                    cells: 16,
+                    horizon: 8,
+                    lr: 200,
+                }),
             }),
         ),
     ];

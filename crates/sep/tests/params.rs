@@ -199,3 +199,29 @@ fn cm_params_round_trip_and_name_bad_flags() {
         })
     ));
 }
+
+#[test]
+fn serial_network_params_round_trip_and_name_bad_fields() {
+    let c = sep::LstmConfig {
+        cells: 64,
+        horizon: 16,
+        lr: 100,
+    };
+    let b = sep::params::write_serial(&c);
+    assert_eq!(b.len(), 8);
+    assert_eq!(sep::params::read_serial(&b), Ok(c));
+    for (at, v, what) in [
+        (0, 2, "unknown serial network kind 2"),
+        (2, 0, "horizon"),
+        (7, 1, "reserved serial network bytes"),
+    ] {
+        let mut bad = b.clone();
+        bad[at] = v;
+        let e = sep::params::read_serial(&bad).unwrap_err().to_string();
+        assert!(
+            e.contains(what),
+            "byte {at} = {v}: expected '{what}' in: {e}"
+        );
+    }
+    assert!(sep::params::read_serial(&b[..7]).is_err());
+}

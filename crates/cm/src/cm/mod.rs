@@ -36,6 +36,7 @@ pub use stream::CmStream;
 use crate::apm::ApmChain;
 use crate::hashtable::NibbleTable;
 use crate::logistic::stretch;
+use crate::lstm::{LstmConfig, SerialInput};
 use crate::matcher::{MatchModel, Visibility};
 use crate::mixer2::Mixer2;
 use crate::models::audio::AudioContexts;
@@ -139,12 +140,17 @@ fn generic_with(special: Box<dyn ContextModel>, config: &CmConfig) -> Vec<Box<dy
 struct DirectInputs {
     matchers: usize,
     neural: bool,
+    /// The serial network's inputs ([`Cm::with_lstm`]).
+    serial: bool,
 }
 
 impl DirectInputs {
-    /// Order-0, match models, network, bias.
+    /// Order-0, match models, network, serial network, bias.
     fn count(&self) -> usize {
-        1 + self.matchers + usize::from(self.neural) + 1
+        1 + self.matchers
+            + usize::from(self.neural)
+            + if self.serial { SerialInput::INPUTS } else { 0 }
+            + 1
     }
 }
 
@@ -158,6 +164,8 @@ pub struct Cm {
     matcher: Option<MatchModel>,
     matcher2: Option<MatchModel>,
     neural_input: bool,
+    /// The serial network (doc/FORMAT.md section 4.12), if any.
+    serial: Option<Box<SerialInput>>,
     mixer: Mixer2,
     apms: ApmChain,
     selectors: u8,
@@ -200,6 +208,7 @@ impl Cm {
         let direct = DirectInputs {
             matchers: usize::from(config.match_min > 0) + usize::from(config.match2_min > 0),
             neural: neural_input,
+            serial: false,
         };
         let mut cm = Cm {
             families: Vec::new(),
@@ -215,6 +224,7 @@ impl Cm {
             matcher2: (config.match2_min > 0)
                 .then(|| MatchModel::new(match_bits, config.match2_min.into())),
             neural_input,
+            serial: None,
             mixer: Mixer2::new(1, &[1], 1, 6, 2),
             apms: ApmChain::new(config.apms),
             selectors: config.selectors,
@@ -235,6 +245,22 @@ impl Cm {
         cm
     }
 
+    /// Adds the serial network of doc/FORMAT.md section 4.12: an LSTM that
+    /// reads the stream this model codes and adds two mixer inputs and a
+    /// weight-set selector. For a model of one stream without a neural
+    /// input (`config` must be valid).
+    pub fn with_lstm(mut self, config: &LstmConfig) -> Self {
+        assert!(
+            !self.neural_input,
+            "a serial network replaces the neural input"
+        );
+        self.serial = Some(Box::new(SerialInput::new(config)));
+        self.direct.serial = true;
+        let families = std::mem::take(&mut self.families);
+        self.install(families);
+        self
+    }
+
     /// Makes `families` the model's hashed contexts, with fresh state maps
     /// and a fresh mixer sized for them (the context table, order-0, match
     /// models and APMs keep what they learned).
@@ -249,6 +275,7 @@ impl Cm {
         let mut chosen: Vec<usize> = (0..4)
             .filter(|k| self.selectors & (1 << k) != 0)
             .map(|k| sizes[k])
+            .chain(self.direct.serial.then_some(SerialInput::SELECTOR))
             .collect();
         if self.extra_selectors {
             chosen.push(256);
@@ -331,7 +358,7 @@ impl Cm {
         c0: u32,
         i: u32,
         neural: Option<&FreqTable>,
-    ) -> usize {
+    ) -> (usize, usize) {
         let mut input = self.maps.len() + self.bit_inputs;
         self.mixer.set(input, stretch(self.order0.p(c0 as usize)));
         input += 1;
@@ -353,9 +380,18 @@ impl Cm {
             self.mixer.set(input, neural_input(table, c0, i));
             input += 1;
         }
+        let mut serial_sel = 0;
+        if let Some(s) = self.serial.as_mut() {
+            let mut x = [0; SerialInput::INPUTS];
+            serial_sel = s.inputs(c0, i, &mut x);
+            for x in x {
+                self.mixer.set(input, x);
+                input += 1;
+            }
+        }
         self.mixer.set(input, 256);
         debug_assert_eq!(input + 1, self.mixer.inputs(), "declared inputs");
-        match_sel
+        (match_sel, serial_sel)
     }
 
     /// The probability that bit `i` is 1 (`c0`: the partial byte, `nib`: its
@@ -391,7 +427,7 @@ impl Cm {
         if self.bit_inputs > 0 {
             self.set_bit_inputs(c0, i);
         }
-        let match_sel = self.set_direct_inputs(st, c0, i, neural);
+        let (match_sel, serial_sel) = self.set_direct_inputs(st, c0, i, neural);
         let third = match self.byte_selector {
             Some(_) => self.byte_selector_ctx * 8 + i as usize,
             None => c1 as usize,
@@ -403,6 +439,12 @@ impl Cm {
                 self.mixer.select(k, ctx);
                 k += 1;
             }
+        }
+        // In the order `install` chose them: the serial network's, then
+        // revision 2's byte before the last.
+        if self.serial.is_some() {
+            self.mixer.select(k, serial_sel);
+            k += 1;
         }
         if self.extra_selectors {
             self.mixer.select(k, self.sse_byte.c2 as usize);
@@ -434,6 +476,9 @@ impl Cm {
         if let Some(m) = self.matcher2.as_mut() {
             m.update(&mut st.matcher2, bit);
         }
+        if let Some(s) = self.serial.as_mut() {
+            s.update_bit(bit);
+        }
         self.mixer.update(bit);
         self.apms.update(bit);
         if let Some(sse) = self.sse.as_mut() {
@@ -457,6 +502,9 @@ impl Cm {
         debug_assert_eq!(neural.is_some(), self.neural_input, "neural input mismatch");
         self.context_hashes(st, data, pos, vis);
         self.find_buckets(None);
+        if let Some(s) = self.serial.as_mut() {
+            s.begin_byte();
+        }
         if let Some(m) = self.matcher.as_mut() {
             m.begin_byte(&mut st.matcher, data, st.start, pos, vis);
         }
@@ -496,6 +544,9 @@ impl Cm {
         let b = (c0 & 0xFF) as u8;
         data[pos] = b;
         st.observe(data, pos, b);
+        if let Some(s) = self.serial.as_mut() {
+            s.end_byte(b);
+        }
         for f in &mut self.families {
             f.observe(data, pos, b);
         }

@@ -105,6 +105,9 @@ impl NeuralConfig {
                 min_stream_len: 2048,
                 adam: AdamConfig { lr: 4e-3, ..adam },
             },
+            // `ultra`'s network reads the whole stream inside the mixer;
+            // alone, the neural model uses `max`'s.
+            Preset::Ultra => NeuralConfig::preset(Preset::Max),
             Preset::Hybrid => NeuralConfig {
                 streams: 32,
                 ..NeuralConfig::preset(Preset::Fast)

@@ -1,7 +1,7 @@
 //! Context-mixing parameters (`cm_params`, doc/FORMAT.md section 4.10).
 
 use super::{ParamError, fixed, flag};
-use sep_cm::CmConfig;
+use sep_cm::{CmConfig, LstmConfig};
 
 /// `cm_params` of `c` (12 bytes: `orders, word, sparse, record, long,
 /// match_min, match2_min, table_bits, match_bits, selectors, apms, image`).
@@ -40,6 +40,37 @@ pub fn read_cm(b: &[u8], revision: u8) -> Result<CmConfig, ParamError> {
         apms: b[10],
         image: flag("CM flag image", b[11])?,
         revision,
+    };
+    c.validate()?;
+    Ok(c)
+}
+
+/// The serial network's parameters (8 bytes, doc/FORMAT.md section 4.12):
+/// `kind` (1: LSTM), `cells`, `horizon`, `lr` (u16, little-endian), 3
+/// reserved zero bytes.
+pub fn write_serial(c: &LstmConfig) -> Vec<u8> {
+    let lr = c.lr.to_le_bytes();
+    vec![1, c.cells, c.horizon, lr[0], lr[1], 0, 0, 0]
+}
+
+/// Parses and validates the serial network's parameters.
+pub fn read_serial(b: &[u8]) -> Result<LstmConfig, ParamError> {
+    let b = fixed::<8>("serial network parameters", b)?;
+    if b[0] != 1 {
+        return Err(ParamError::Unknown {
+            field: "serial network kind",
+            value: b[0].into(),
+            known: "1 (LSTM)",
+        });
+    }
+    super::reserved(
+        "serial network bytes 5..7",
+        u64::from(super::u32_at(b, 4) >> 8),
+    )?;
+    let c = LstmConfig {
+        cells: b[1],
+        horizon: b[2],
+        lr: super::u16_at(b, 3),
     };
     c.validate()?;
     Ok(c)

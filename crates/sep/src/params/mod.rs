@@ -21,7 +21,7 @@ mod backbone;
 mod cm;
 
 pub use backbone::{read_backbone, write_backbone};
-pub use cm::{read_cm, write_cm};
+pub use cm::{read_cm, read_serial, write_cm, write_serial};
 
 /// What is wrong with a model's parameters in a header.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -139,6 +139,7 @@ pub fn tiny_mix() -> sep::Model {
     sep::Model::Mix(sep::MixConfig {
         cm: small_cm(),
         neural: None,
+        serial: None,
     })
 }
 
@@ -150,6 +151,7 @@ pub fn tiny_hybrid() -> sep::Model {
     sep::Model::Mix(sep::MixConfig {
         cm: small_cm(),
         neural: Some(net),
+        serial: None,
     })
 }
 

@@ -1,0 +1,535 @@
+//! A serial LSTM byte predictor, one more input of the context-mixing model
+//! (doc/FORMAT.md section 4.13).
+//!
+//! The network reads the block's bytes in order, the same single stream the
+//! context models read, and before each byte predicts a 256-way distribution
+//! for it from the bytes before it. One layer of `cells` LSTM cells takes the
+//! previous byte (a one-hot vector: a column of the input weights) and its own
+//! last output; a softmax layer over the cells gives the distribution. Every
+//! `horizon` bytes it trains on the last `horizon` bytes by truncated
+//! back-propagation through time and one Adam step (the form of lstm-compress
+//! and cmix, described publicly by their authors; no code of theirs is used).
+//!
+//! Determinism: plain `f32` arithmetic (`+ - * /` and `sqrt`, never
+//! contracted or reassociated by Rust), in the fixed order written here, and
+//! the kernels' own `exp`, `tanh` and `sigmoid` (`sep_kernels`), which give the
+//! same bits on every CPU and build (doc/DETERMINISM.md). The weights start
+//! from an integer generator. Nothing is allocated after [`Lstm::new`].
+
+use crate::apm::Apm;
+use crate::cm::neural_input;
+use crate::logistic::stretch;
+use sep_coder::{FreqTable, quantize};
+
+/// The network's shape and training settings (the 8 bytes of doc/FORMAT.md
+/// section 4.13).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LstmConfig {
+    /// LSTM cells (`8..=248`, a multiple of 8).
+    pub cells: u8,
+    /// Bytes per training window (`1..=64`): the network trains every
+    /// `horizon` bytes on the last `horizon`.
+    pub horizon: u8,
+    /// Adam's learning rate in units of 1e-4 (`1..=65535`).
+    pub lr: u16,
+}
+
+impl LstmConfig {
+    /// Checks the limits of doc/FORMAT.md section 4.13.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.cells < 8 || !self.cells.is_multiple_of(8) {
+            return Err(format!(
+                "LSTM cells {}: a multiple of 8, at least 8",
+                self.cells
+            ));
+        }
+        if !(1..=64).contains(&self.horizon) {
+            return Err(format!("LSTM horizon {} outside 1..=64", self.horizon));
+        }
+        if self.lr == 0 {
+            return Err("LSTM learning rate 0".into());
+        }
+        Ok(())
+    }
+
+    /// Trainable parameters.
+    pub fn parameters(&self) -> usize {
+        let n = usize::from(self.cells);
+        4 * n * (256 + n + 1) + 256 * (n + 1)
+    }
+
+    /// Bytes of memory the network uses (weights, Adam's moments and
+    /// gradients, the training window).
+    pub fn memory_bytes(&self) -> u64 {
+        let n = usize::from(self.cells);
+        let window = usize::from(self.horizon) * (9 * n + 256);
+        (4 * (4 * self.parameters() + window)) as u64
+    }
+
+    /// One line for listings.
+    pub fn describe(&self) -> String {
+        format!(
+            "lstm ({} cells, horizon {}, lr {}e-4)",
+            self.cells, self.horizon, self.lr
+        )
+    }
+}
+
+/// Adam's moments and gradient of one weight matrix.
+#[derive(Debug, Clone)]
+struct Param {
+    w: Vec<f32>,
+    g: Vec<f32>,
+    m: Vec<f32>,
+    v: Vec<f32>,
+}
+
+impl Param {
+    fn new(n: usize, scale: f32, rng: &mut u64) -> Self {
+        let w = (0..n)
+            .map(|_| {
+                // xorshift64*: 24 random bits to a uniform value in
+                // [-scale, scale), exactly.
+                *rng ^= *rng >> 12;
+                *rng ^= *rng << 25;
+                *rng ^= *rng >> 27;
+                let r = (rng.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40) as i32;
+                (r - (1 << 23)) as f32 / (1 << 23) as f32 * scale
+            })
+            .collect();
+        Param {
+            w,
+            g: vec![0.0; n],
+            m: vec![0.0; n],
+            v: vec![0.0; n],
+        }
+    }
+
+    /// One Adam step over `range` with step size `step` (bias corrections
+    /// folded in), then clears those gradients.
+    #[inline]
+    fn adam(&mut self, range: std::ops::Range<usize>, step: f32) {
+        const B1: f32 = 0.9;
+        const B2: f32 = 0.999;
+        const EPS: f32 = 1e-6;
+        for k in range {
+            let g = self.g[k].clamp(-CLIP, CLIP);
+            let m = B1 * self.m[k] + (1.0 - B1) * g;
+            let v = B2 * self.v[k] + (1.0 - B2) * (g * g);
+            self.m[k] = m;
+            self.v[k] = v;
+            self.w[k] -= step * m / (v.sqrt() + EPS);
+            self.g[k] = 0.0;
+        }
+    }
+}
+
+/// `sum a[k] * b[k]` in a fixed order: eight partial sums (`k mod 8`, each
+/// in order of `k`; lengths are multiples of 8 here), added pairwise as
+/// written. Independent chains keep the adds from waiting on each other.
+#[inline]
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    debug_assert!(a.len() == b.len() && a.len().is_multiple_of(8));
+    let mut acc = [0.0f32; 8];
+    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        for k in 0..8 {
+            acc[k] += x[k] * y[k];
+        }
+    }
+    ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]))
+}
+
+/// Gradients are clipped to this magnitude before Adam's step.
+const CLIP: f32 = 4.0;
+
+/// The LSTM predictor. [`predict`](Self::predict) before each byte,
+/// [`update`](Self::update) with the byte after it.
+#[derive(Debug, Clone)]
+pub struct Lstm {
+    n: usize,
+    horizon: usize,
+    lr: f32,
+    /// Input weights, one column of `4n` gate inputs per byte value
+    /// (gates in the order input, forget, output, candidate).
+    wx: Param,
+    /// Recurrent weights, column-major `4n x n`.
+    wh: Param,
+    /// Gate biases (`4n`).
+    b: Param,
+    /// Output weights, column-major `256 x n`, and biases (`256`).
+    wy: Param,
+    by: Param,
+    /// Adam's bias-correction powers.
+    b1t: f32,
+    b2t: f32,
+    /// State after the last byte.
+    h: Vec<f32>,
+    c: Vec<f32>,
+    /// The previous byte (the next step's input).
+    prev: u8,
+    /// The training window: per step, the input byte, target byte and
+    /// saved activations.
+    steps: usize,
+    x: Vec<u8>,
+    y: Vec<u8>,
+    h_prev: Vec<f32>,
+    c_prev: Vec<f32>,
+    gates: Vec<f32>,
+    tanh_c: Vec<f32>,
+    h_out: Vec<f32>,
+    probs: Vec<f32>,
+    /// Scratch for back-propagation.
+    dz: Vec<f32>,
+    dh: Vec<f32>,
+    dh_next: Vec<f32>,
+    dc_next: Vec<f32>,
+    dlogits: Vec<f32>,
+    /// Input columns seen in the window (their weights train).
+    seen: [bool; 256],
+}
+
+impl Lstm {
+    /// A fresh network (`config` must be valid).
+    pub fn new(config: &LstmConfig) -> Self {
+        config.validate().expect("valid LSTM configuration");
+        let n = usize::from(config.cells);
+        let hz = usize::from(config.horizon);
+        let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+        let scale_h = 1.0 / (n as f32).sqrt();
+        let mut b = Param::new(4 * n, 0.0, &mut rng);
+        // Forget gates start open.
+        b.w[n..2 * n].fill(1.0);
+        Lstm {
+            n,
+            horizon: hz,
+            lr: f32::from(config.lr) * 1e-4,
+            wx: Param::new(256 * 4 * n, 0.1, &mut rng),
+            wh: Param::new(4 * n * n, scale_h, &mut rng),
+            b,
+            wy: Param::new(256 * n, scale_h, &mut rng),
+            by: Param::new(256, 0.0, &mut rng),
+            b1t: 1.0,
+            b2t: 1.0,
+            h: vec![0.0; n],
+            c: vec![0.0; n],
+            prev: 0,
+            steps: 0,
+            x: vec![0; hz],
+            y: vec![0; hz],
+            h_prev: vec![0.0; hz * n],
+            c_prev: vec![0.0; hz * n],
+            gates: vec![0.0; hz * 4 * n],
+            tanh_c: vec![0.0; hz * n],
+            h_out: vec![0.0; hz * n],
+            probs: vec![0.0; hz * 256],
+            dz: vec![0.0; 4 * n],
+            dh: vec![0.0; n],
+            dh_next: vec![0.0; n],
+            dc_next: vec![0.0; n],
+            dlogits: vec![0.0; 256],
+            seen: [false; 256],
+        }
+    }
+
+    /// The distribution of the next byte (256 probabilities summing to
+    /// about 1), computed from the bytes given to [`update`](Self::update)
+    /// so far.
+    pub fn predict(&mut self) -> &[f32; 256] {
+        let n = self.n;
+        let t = self.steps;
+        let x = usize::from(self.prev);
+        self.x[t] = self.prev;
+        self.h_prev[t * n..(t + 1) * n].copy_from_slice(&self.h);
+        self.c_prev[t * n..(t + 1) * n].copy_from_slice(&self.c);
+        // Gate pre-activations: bias + input column + Wh h.
+        let z = &mut self.gates[t * 4 * n..(t + 1) * 4 * n];
+        for ((z, &b), &w) in z
+            .iter_mut()
+            .zip(&self.b.w)
+            .zip(&self.wx.w[x * 4 * n..(x + 1) * 4 * n])
+        {
+            *z = b + w;
+        }
+        for (j, &hj) in self.h.iter().enumerate() {
+            for (z, &w) in z.iter_mut().zip(&self.wh.w[j * 4 * n..(j + 1) * 4 * n]) {
+                *z += w * hj;
+            }
+        }
+        // The slice forms: SIMD, the same bits as the scalar functions.
+        sep_kernels::sigmoid_inplace(&mut z[..3 * n]);
+        sep_kernels::tanh_inplace(&mut z[3 * n..]);
+        let (ig, rest) = z.split_at(n);
+        let (fg, rest) = rest.split_at(n);
+        let (og, gg) = rest.split_at(n);
+        let tc = &mut self.tanh_c[t * n..(t + 1) * n];
+        for k in 0..n {
+            let c = fg[k] * self.c[k] + ig[k] * gg[k];
+            self.c[k] = c;
+            tc[k] = c;
+        }
+        sep_kernels::tanh_inplace(tc);
+        let ho = &mut self.h_out[t * n..(t + 1) * n];
+        for k in 0..n {
+            ho[k] = og[k] * tc[k];
+        }
+        self.h.copy_from_slice(ho);
+        // Softmax over Wy h + by.
+        let p = &mut self.probs[t * 256..(t + 1) * 256];
+        p.copy_from_slice(&self.by.w);
+        for (j, &hj) in self.h.iter().enumerate() {
+            for (v, &w) in p.iter_mut().zip(&self.wy.w[j * 256..(j + 1) * 256]) {
+                *v += w * hj;
+            }
+        }
+        let max = p.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+        for v in p.iter_mut() {
+            *v -= max;
+        }
+        sep_kernels::exp_inplace(p);
+        let sum = p.iter().fold(0.0f32, |a, &b| a + b);
+        let inv = 1.0 / sum;
+        for v in p.iter_mut() {
+            *v *= inv;
+        }
+        (&*p).try_into().expect("256 probabilities")
+    }
+
+    /// Learns the byte that followed the last [`predict`](Self::predict);
+    /// trains when the window is full.
+    pub fn update(&mut self, byte: u8) {
+        self.y[self.steps] = byte;
+        self.seen[usize::from(self.x[self.steps])] = true;
+        self.prev = byte;
+        self.steps += 1;
+        if self.steps == self.horizon {
+            self.train();
+            self.steps = 0;
+        }
+    }
+
+    /// Back-propagation through the window, newest step first, then one
+    /// Adam step.
+    fn train(&mut self) {
+        let n = self.n;
+        self.dh_next.fill(0.0);
+        self.dc_next.fill(0.0);
+        for t in (0..self.horizon).rev() {
+            // Output layer.
+            let p = &self.probs[t * 256..(t + 1) * 256];
+            self.dlogits.copy_from_slice(p);
+            self.dlogits[usize::from(self.y[t])] -= 1.0;
+            let ho = &self.h_out[t * n..(t + 1) * n];
+            for (gb, &d) in self.by.g.iter_mut().zip(&self.dlogits) {
+                *gb += d;
+            }
+            for (j, &hj) in ho.iter().enumerate() {
+                let col = &self.wy.w[j * 256..(j + 1) * 256];
+                let gcol = &mut self.wy.g[j * 256..(j + 1) * 256];
+                for (g, &d) in gcol.iter_mut().zip(&self.dlogits) {
+                    *g += d * hj;
+                }
+                self.dh[j] = self.dh_next[j] + dot(col, &self.dlogits);
+            }
+            // Cell.
+            let z = &self.gates[t * 4 * n..(t + 1) * 4 * n];
+            let tc = &self.tanh_c[t * n..(t + 1) * n];
+            let cp = &self.c_prev[t * n..(t + 1) * n];
+            for k in 0..n {
+                let (i, f, o, g) = (z[k], z[n + k], z[2 * n + k], z[3 * n + k]);
+                let dh = self.dh[k];
+                let dc = dh * o * (1.0 - tc[k] * tc[k]) + self.dc_next[k];
+                self.dz[k] = dc * g * i * (1.0 - i);
+                self.dz[n + k] = dc * cp[k] * f * (1.0 - f);
+                self.dz[2 * n + k] = dh * tc[k] * o * (1.0 - o);
+                self.dz[3 * n + k] = dc * i * (1.0 - g * g);
+                self.dc_next[k] = dc * f;
+            }
+            // Gate weights and the gradient into the previous output.
+            let x = usize::from(self.x[t]);
+            for (g, &d) in self.b.g.iter_mut().zip(&self.dz) {
+                *g += d;
+            }
+            for (g, &d) in self.wx.g[x * 4 * n..(x + 1) * 4 * n]
+                .iter_mut()
+                .zip(&self.dz)
+            {
+                *g += d;
+            }
+            let hp = &self.h_prev[t * n..(t + 1) * n];
+            for (j, &hj) in hp.iter().enumerate() {
+                let col = &self.wh.w[j * 4 * n..(j + 1) * 4 * n];
+                let gcol = &mut self.wh.g[j * 4 * n..(j + 1) * 4 * n];
+                for (g, &d) in gcol.iter_mut().zip(&self.dz) {
+                    *g += d * hj;
+                }
+                self.dh_next[j] = dot(col, &self.dz);
+            }
+        }
+        self.b1t *= 0.9;
+        self.b2t *= 0.999;
+        let step = self.lr * (1.0 - self.b2t).sqrt() / (1.0 - self.b1t);
+        let all = |p: &Param| 0..p.w.len();
+        let (r_wh, r_b, r_wy, r_by) = (all(&self.wh), all(&self.b), all(&self.wy), all(&self.by));
+        self.wh.adam(r_wh, step);
+        self.b.adam(r_b, step);
+        self.wy.adam(r_wy, step);
+        self.by.adam(r_by, step);
+        // Only the input columns of bytes in the window have gradients.
+        for x in 0..256 {
+            if std::mem::take(&mut self.seen[x]) {
+                self.wx.adam(x * 4 * n..(x + 1) * 4 * n, step);
+            }
+        }
+    }
+}
+
+/// The LSTM as inputs of the context-mixing model: per byte its
+/// distribution, quantised as the coder's tables are, and its most likely
+/// byte; per bit two mixer inputs and a weight-set selector context
+/// (doc/FORMAT.md section 4.13).
+#[derive(Debug, Clone)]
+pub(crate) struct SerialInput {
+    net: Lstm,
+    table: FreqTable,
+    /// The most likely byte and its probability in eighths (`0..=7`).
+    top: u32,
+    confidence: usize,
+    /// Refines the network's bit probability by the partial byte.
+    apm: Apm,
+}
+
+impl SerialInput {
+    /// Mixer inputs added per bit.
+    pub(crate) const INPUTS: usize = 2;
+    /// Weight sets of the selector: whether the partial byte still agrees
+    /// with the most likely byte and which bit that predicts (3), times the
+    /// confidence (8), times the bit position (8).
+    pub(crate) const SELECTOR: usize = 3 * 8 * 8;
+
+    pub(crate) fn new(config: &LstmConfig) -> Self {
+        SerialInput {
+            net: Lstm::new(config),
+            table: FreqTable::default(),
+            top: 0,
+            confidence: 0,
+            apm: Apm::new(256, 7),
+        }
+    }
+
+    /// Predicts the byte about to be coded.
+    pub(crate) fn begin_byte(&mut self) {
+        let p = self.net.predict();
+        quantize(p, &mut self.table);
+        let (mut top, mut best) = (0u32, 0u32);
+        for s in 0..256u32 {
+            let f = self.table.cum(s as usize + 1) - self.table.cum(s as usize);
+            if f > best {
+                (top, best) = (s, f);
+            }
+        }
+        self.top = top;
+        self.confidence = (best >> 21).min(7) as usize;
+    }
+
+    /// Writes the inputs for bit `i` (`c0`: the bits so far with a leading
+    /// 1) to `out` and returns the selector context.
+    #[inline]
+    pub(crate) fn inputs(&mut self, c0: u32, i: u32, out: &mut [i32; Self::INPUTS]) -> usize {
+        let x = neural_input(&self.table, c0, i);
+        out[0] = x;
+        out[1] = stretch(self.apm.refine_stretched(x, c0 as usize));
+        let agrees = (self.top | 0x100) >> (i + 1) == c0;
+        let expected = if agrees {
+            1 + ((self.top >> i) & 1) as usize
+        } else {
+            0
+        };
+        (expected * 8 + self.confidence) * 8 + i as usize
+    }
+
+    /// Learns the coded bit.
+    #[inline]
+    pub(crate) fn update_bit(&mut self, bit: u32) {
+        self.apm.update(bit);
+    }
+
+    /// Learns the coded byte.
+    pub(crate) fn end_byte(&mut self, byte: u8) {
+        self.net.update(byte);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> LstmConfig {
+        LstmConfig {
+            cells: 16,
+            horizon: 10,
+            lr: 200,
+        }
+    }
+
+    /// Mean code length in bits per byte of `data` under the network.
+    fn bits(data: &[u8], c: &LstmConfig) -> f64 {
+        let mut net = Lstm::new(c);
+        let mut total = 0.0f64;
+        for &b in data {
+            let p = net.predict();
+            let s: f32 = p.iter().sum();
+            assert!((s - 1.0).abs() < 1e-3, "probabilities sum to {s}");
+            total -= f64::from(p[usize::from(b)].max(1e-9)).log2();
+            net.update(b);
+        }
+        total / data.len() as f64
+    }
+
+    #[test]
+    fn learns_a_repeating_text() {
+        let text: Vec<u8> = b"the quick brown fox jumps over the lazy dog. "
+            .iter()
+            .cycle()
+            .take(20_000)
+            .copied()
+            .collect();
+        let early = bits(&text[..2000], &config());
+        let all = bits(&text, &config());
+        // Untrained: 8 bits a byte. It must learn the 45-byte cycle far
+        // below order 0's 4.2 bits.
+        assert!(early > 3.0, "{early}");
+        assert!(all < 1.0, "{all}");
+    }
+
+    #[test]
+    fn identical_runs_give_identical_bits() {
+        let data: Vec<u8> = (0..3000u32).map(|i| (i * i % 251) as u8).collect();
+        let run = || {
+            let mut net = Lstm::new(&config());
+            let mut h = 0u64;
+            for &b in &data {
+                for &p in net.predict().iter() {
+                    h = h.rotate_left(5) ^ u64::from(p.to_bits());
+                }
+                net.update(b);
+            }
+            h
+        };
+        assert_eq!(run(), run());
+    }
+
+    #[test]
+    fn config_validates() {
+        // The archive form is sep::params's (crates/sep/tests/params.rs).
+        let c = config();
+        assert!(c.validate().is_ok());
+        assert!(
+            LstmConfig { horizon: 0, ..c }
+                .validate()
+                .unwrap_err()
+                .contains("horizon")
+        );
+        assert!(LstmConfig { cells: 12, ..c }.validate().is_err());
+        assert_eq!(c.parameters(), 4 * 16 * (256 + 16 + 1) + 256 * 17);
+    }
+}
