@@ -1,0 +1,216 @@
+//! Compression: both predictors tried on the array, the smaller coding kept,
+//! and the error-bound modes (abs, rel, psnr, ratio) resolved to a step.
+
+use crate::*;
+
+struct Coded {
+    predictor: Predictor,
+    payload: Vec<u8>,
+    out: Vec<u64>,
+}
+
+fn code_with(
+    values: &[f64],
+    dtype: Dtype,
+    grid: &Grid,
+    bound: f64,
+    fills: &[u64],
+    predictor: Predictor,
+) -> Coded {
+    let mut st = State::new(dtype, bound, fills, values.len());
+    let mut enc = sep_coder::Encoder::with_capacity(values.len() / 2 + 64);
+    traverse::<_, true>(&mut st, &mut enc, grid, values, predictor);
+    Coded {
+        predictor,
+        payload: enc.finish(),
+        out: st.out,
+    }
+}
+
+fn code_best(
+    values: &[f64],
+    dtype: Dtype,
+    grid: &Grid,
+    bound: f64,
+    fills: &[u64],
+    forced: Option<Predictor>,
+) -> Coded {
+    match forced {
+        Some(p) => code_with(values, dtype, grid, bound, fills, p),
+        None => {
+            let p = choose_predictor(values, dtype, grid, bound, fills);
+            code_with(values, dtype, grid, bound, fills, p)
+        }
+    }
+}
+
+/// The predictor whose codes have the smaller zeroth-order entropy, by a dry
+/// run of each (prediction and quantization only, no coding).
+fn choose_predictor(
+    values: &[f64],
+    dtype: Dtype,
+    grid: &Grid,
+    bound: f64,
+    fills: &[u64],
+) -> Predictor {
+    let cost = |p: Predictor| {
+        let mut st = State::dry(dtype, bound, fills, values.len());
+        let mut enc = sep_coder::Encoder::new();
+        traverse::<_, true>(&mut st, &mut enc, grid, values, p);
+        st.estimated_bits()
+    };
+    if cost(Predictor::Lorenzo) < cost(Predictor::Interpolation) {
+        Predictor::Lorenzo
+    } else {
+        Predictor::Interpolation
+    }
+}
+
+/// Max absolute error and PSNR over valid values of two arrays of equal
+/// length (PSNR from the valid values' range; infinite when identical).
+pub(crate) fn stats_of(orig: &[f64], got: &[f64], fills: &[f64]) -> Stats {
+    let mut max_error = 0.0f64;
+    let mut sse = 0.0f64;
+    let mut n = 0u64;
+    let mut exact_specials = true;
+    for (&a, &b) in orig.iter().zip(got) {
+        if !a.is_finite() || fills.contains(&a) {
+            if a.to_bits() != b.to_bits() && !(a.is_nan() && b.is_nan()) {
+                exact_specials = false;
+            }
+            continue;
+        }
+        let e = (a - b).abs();
+        max_error = max_error.max(if e.is_nan() { f64::INFINITY } else { e });
+        sse += e * e;
+        n += 1;
+    }
+    let range = valid_range(orig, fills);
+    let mse = if n > 0 { sse / n as f64 } else { 0.0 };
+    let psnr = if mse > 0.0 {
+        20.0 * range.log10() - 10.0 * mse.log10()
+    } else {
+        f64::INFINITY
+    };
+    Stats {
+        max_error,
+        psnr,
+        valid: n,
+        specials_exact: exact_specials,
+    }
+}
+
+pub(crate) fn compress_inner(
+    raw: &[u8],
+    dtype: Dtype,
+    shape: &[usize],
+    opts: &Options,
+    container: &[u8],
+) -> Result<Vec<u8>, Error> {
+    opts.mode.check()?;
+    if let Some(f) = opts.fill
+        && f.is_nan()
+    {
+        return Err(Error::Invalid(
+            "--fill NaN: NaN is always kept exactly".into(),
+        ));
+    }
+    let values = dtype.decode(raw);
+    let mut fill_values = detect_fills(&values);
+    if let Some(f) = opts.fill {
+        let f = dtype.round(f);
+        if !fill_values.contains(&f) {
+            fill_values.insert(0, f);
+        }
+    }
+    fill_values.truncate(MAX_FILLS);
+    let fills: Vec<u64> = fill_values.iter().map(|&f| dtype.to_bits(f)).collect();
+    let grid = Grid::new(shape);
+    let range = valid_range(&values, &fill_values);
+    let out_bytes = (raw.len() + container.len()) as f64;
+    let coded = match opts.mode {
+        Mode::Abs(e) => (
+            e,
+            code_best(&values, dtype, &grid, e, &fills, opts.predictor),
+        ),
+        Mode::Rel(r) => {
+            let e = if range > 0.0 { r * range } else { r };
+            (
+                e,
+                code_best(&values, dtype, &grid, e, &fills, opts.predictor),
+            )
+        }
+        Mode::Psnr(db) => {
+            let base = if range > 0.0 { range } else { 1.0 };
+            let mut e = base * 10f64.powf(-db / 20.0) * 3f64.sqrt();
+            let mut tries = 0;
+            loop {
+                let c = code_best(&values, dtype, &grid, e, &fills, opts.predictor);
+                let got: Vec<f64> = c.out.iter().map(|&b| dtype.from_bits(b)).collect();
+                let s = stats_of(&values, &got, &fill_values);
+                tries += 1;
+                if s.psnr >= db || tries >= 40 {
+                    break (e, c);
+                }
+                e *= 0.85;
+            }
+        }
+        Mode::Ratio(target) => {
+            let base = if range > 0.0 { range } else { 1.0 };
+            let pred = opts.predictor.unwrap_or_else(|| {
+                code_best(&values, dtype, &grid, base * 1e-3, &fills, None).predictor
+            });
+            let size_of = |c: &Coded| c.payload.len() as f64 + 64.0 + container.len() as f64;
+            // Bisection on log(e): the ratio grows with e.
+            let (mut lo, mut hi) = ((base * 1e-12).ln(), (base * 0.5).ln());
+            let mut best: Option<(f64, Coded)> = None;
+            for _ in 0..24 {
+                let mid = 0.5 * (lo + hi);
+                let e = mid.exp();
+                let c = code_with(&values, dtype, &grid, e, &fills, pred);
+                let ratio = out_bytes / size_of(&c);
+                if ratio >= target {
+                    hi = mid;
+                    let done = ratio <= target * 1.02;
+                    best = Some((e, c));
+                    if done {
+                        break;
+                    }
+                } else {
+                    lo = mid;
+                }
+            }
+            match best {
+                Some(b) => b,
+                None => {
+                    let e = (base * 0.5).max(f64::MIN_POSITIVE);
+                    (e, code_with(&values, dtype, &grid, e, &fills, pred))
+                }
+            }
+        }
+    };
+    let (bound, c) = coded;
+    let mut output = Vec::with_capacity(raw.len() + container.len());
+    output.extend_from_slice(container);
+    for &b in &c.out {
+        match dtype {
+            Dtype::F32 => output.extend_from_slice(&(b as u32).to_le_bytes()),
+            Dtype::F64 => output.extend_from_slice(&b.to_le_bytes()),
+        }
+    }
+    let info = Info {
+        dtype,
+        shape: shape.to_vec(),
+        mode: opts.mode,
+        bound,
+        predictor: c.predictor,
+        fills,
+        container: container.to_vec(),
+        payload_len: c.payload.len() as u64,
+        output_len: output.len() as u64,
+    };
+    let mut a = write_header(&info);
+    a.extend_from_slice(&c.payload);
+    a.extend_from_slice(&xxh3_64(&output).to_le_bytes());
+    Ok(a)
+}

@@ -1,0 +1,159 @@
+//! [`Options`]: what an [`Encoder`](crate::Encoder) writes (model, block size,
+//! threads, seed, transforms), and the thread-count rule.
+
+use crate::codec::{Model, ModelConfig};
+use crate::error::{Error, Result};
+use crate::format::{Header, MAX_BLOCK_SIZE};
+
+/// The thread count for a requested `threads`: itself, or one per core for 0
+/// (see [`Options::threads`]).
+pub(crate) fn resolve_threads(threads: usize) -> usize {
+    if threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        threads
+    }
+}
+
+/// The smallest [`Options::block_size`] an encoder accepts (4 KiB), unless
+/// [`Options::small_blocks`] is set.
+///
+/// Every block pays for itself: a 16-byte block header (stored) or 18-21
+/// bytes for one stream (modelled: the header, the stream count and lengths), the range
+/// coder's final bytes, and a model that starts from nothing, since blocks
+/// are independent (doc/FORMAT.md section 3). Measured with `sep -c -T1
+/// -m order2`: `cantrbry.xargs.1` (4,227 bytes) is 71,929 bytes in blocks of
+/// 1 byte (17x), 8,507 in blocks of 16 and 3,012 in blocks of 256; 40 KiB of
+/// random bytes in blocks of 4 KiB is 41,190 bytes against 41,046 as one
+/// block (16 bytes a block). At 4 KiB the header is at most 0.4% of a block,
+/// so no input grows by more than that; the fresh model still costs more
+/// (`calgary.paper1`, 53,161 bytes: 23,769 bytes in 4 KiB blocks against
+/// 19,394 in 64 KiB ones with order2, 21,273 against 14,023 with the default
+/// mix), which is why the default blocks are 16 MiB. Smaller blocks are valid
+/// format v1 and every decoder reads them.
+pub const MIN_BLOCK_SIZE: u32 = 4096;
+
+/// How to compress.
+///
+/// ```
+/// // The `fast` context-mixing preset, one thread per core, 1 MiB blocks:
+/// let options = sep::Options {
+///     model: sep::Model::mix_preset(sep::Preset::Fast),
+///     threads: 0,
+///     block_size: Some(1 << 20),
+///     ..sep::Options::default()
+/// };
+/// let data = b"a preset and threads, a preset and threads".repeat(100);
+/// let archive = sep::compress(&data, &options)?;
+/// // The archive does not depend on the thread count.
+/// let one = sep::compress(&data, &sep::Options { threads: 1, ..options.clone() })?;
+/// assert_eq!(archive, one);
+/// # Ok::<(), sep::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// The model.
+    pub model: Model,
+    /// Raw bytes per independent block, [`MIN_BLOCK_SIZE`]`..=2^30`; `None`
+    /// picks the model's default (16 MiB), shrunk to the content length
+    /// when that is known. Other sizes are refused with
+    /// [`Error::BlockSize`].
+    pub block_size: Option<u32>,
+    /// Accept a `block_size` below [`MIN_BLOCK_SIZE`] (down to 1 byte). Such
+    /// archives are valid and decode, but grow: each block costs its header
+    /// and a fresh model. For tests and format experiments that want many
+    /// blocks out of a small input; `false` by default.
+    pub small_blocks: bool,
+    /// The thread budget: blocks coded at once, and, while fewer blocks than
+    /// this are being coded, threads for the kernels of a network (the
+    /// process-wide `sep_kernels::set_num_threads`). The archive is identical
+    /// for every value. Values over [`MAX_THREADS`](crate::MAX_THREADS) are clamped.
+    ///
+    /// The rule, the same for the library and the command line: the number
+    /// given is the number used, and `0` means one per core
+    /// ([`std::thread::available_parallelism`]), which is what the command
+    /// line's default `-T 0` passes. [`Options::default`] asks for 1, because
+    /// a library should not take every core of the program that embeds it
+    /// unasked, and because each thread coding a block holds a model of its
+    /// own (112 MiB for the `default` preset); set `threads: 0` to get the
+    /// command line's behaviour. [`Decoder::with_threads`](crate::Decoder::with_threads)
+    /// follows the same rule.
+    pub threads: usize,
+    /// Run the block pipeline (the default): workers code blocks while the
+    /// caller reads and writes. `false` codes `threads` blocks at a time and
+    /// writes them all before taking more input (batch mode, to measure what
+    /// the pipeline buys). The archive is the same either way.
+    pub pipeline: bool,
+    /// Seed of the model's pseudo-random generators, stored in the header.
+    pub seed: u64,
+    /// The exact input length, when known: stored in the header, and
+    /// checked by [`Encoder::finish`].
+    pub content_length: Option<u64>,
+    /// Look for segments to transform (JPEG, deflate streams, x86 code; issue
+    /// 17, doc/FORMAT.md section 8) and write a segmented block where that
+    /// is smaller; `true` by default. `false` writes the archive sep wrote
+    /// before transforms existed, for measuring what they buy (command line:
+    /// `--no-transforms`).
+    pub transforms: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            model: Model::default(),
+            block_size: None,
+            small_blocks: false,
+            threads: 1,
+            pipeline: true,
+            seed: 0,
+            content_length: None,
+            transforms: true,
+        }
+    }
+}
+
+impl Options {
+    /// The smallest `block_size` these options accept: [`MIN_BLOCK_SIZE`],
+    /// or 1 with [`small_blocks`](Self::small_blocks).
+    pub fn min_block_size(&self) -> u32 {
+        if self.small_blocks { 1 } else { MIN_BLOCK_SIZE }
+    }
+
+    /// The block size these options lead to.
+    pub fn effective_block_size(&self) -> Result<u32> {
+        match self.block_size {
+            Some(b) if b < self.min_block_size() || b > MAX_BLOCK_SIZE => Err(Error::BlockSize {
+                value: b,
+                min: self.min_block_size(),
+                max: MAX_BLOCK_SIZE,
+            }),
+            Some(b) => Ok(b),
+            None => {
+                let default = self.model.default_block_size();
+                Ok(self
+                    .content_length
+                    .map_or(default, |n| n.clamp(1, default.into()) as u32))
+            }
+        }
+    }
+
+    /// The header an encoder with these options writes.
+    pub fn header(&self) -> Result<(Header, ModelConfig)> {
+        let block_size = self.effective_block_size()?;
+        let config = self.model.configure(block_size);
+        let (streams, context, params) = config.header_fields();
+        let header = Header {
+            content_length: self.content_length,
+            block_size,
+            seed: self.seed,
+            streams,
+            context,
+            model_id: config.id(),
+            params,
+        };
+        // Never write an archive the decoder would refuse.
+        ModelConfig::from_header(&header)
+            .map_err(|e| Error::InvalidOption(format!("model {}: {e}", config.describe())))?;
+        Ok((header, config))
+    }
+}
