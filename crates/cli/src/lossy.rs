@@ -6,7 +6,7 @@
 //! The whole array is held in memory.
 
 use crate::Usage;
-use crate::execute::{Ctx, display_name, is_stdin, open_input};
+use crate::execute::{Ctx, Input, display_name, is_stdin, open_input};
 use crate::plan::Mode;
 use crate::report::human_rate;
 use anyhow::{Result, anyhow, bail};
@@ -100,13 +100,15 @@ fn file_is_lossy(input: &Path) -> bool {
         && sl::is_lossy(&head)
 }
 
-fn read_all(input: &Path) -> Result<Vec<u8>> {
+/// The whole input, and the opened input itself (for `--rm`'s check that it
+/// did not change while read).
+fn read_all(input: &Path) -> Result<(Vec<u8>, Input)> {
     let mut inp = open_input(input)?;
     let mut v = Vec::new();
     inp.reader
         .read_to_end(&mut v)
         .map_err(|e| anyhow!("read failed: {e}"))?;
-    Ok(v)
+    Ok((v, inp))
 }
 
 /// Handles `input` when it is lossy work; `None` leaves it to the lossless
@@ -133,7 +135,7 @@ fn compress(ctx: &Ctx, input: &Path) -> Result<()> {
         predictor: None,
     };
     let start = Instant::now();
-    let data = read_all(input)?;
+    let (data, inp) = read_all(input)?;
     let archive =
         if sl::npy::is_npy(&data) {
             if l.dtype.is_some() || l.shape.is_some() {
@@ -169,14 +171,7 @@ fn compress(ctx: &Ctx, input: &Path) -> Result<()> {
         data.len() as u64,
         start,
     );
-    remove(ctx, input, out_path.as_deref())
-}
-
-fn remove(ctx: &Ctx, input: &Path, out: Option<&Path>) -> Result<()> {
-    if ctx.args.rm && !ctx.args.keep && out.is_some() && !is_stdin(input) {
-        std::fs::remove_file(input).map_err(|e| anyhow!("not removed: {e}"))?;
-    }
-    Ok(())
+    ctx.remove_input(input, out_path.as_deref(), &inp)
 }
 
 fn decode(ctx: &Ctx, archive: &[u8], to_terminal: bool) -> Result<Vec<u8>> {
@@ -186,7 +181,7 @@ fn decode(ctx: &Ctx, archive: &[u8], to_terminal: bool) -> Result<Vec<u8>> {
 
 fn decompress(ctx: &Ctx, input: &Path) -> Result<()> {
     let start = Instant::now();
-    let archive = read_all(input)?;
+    let (archive, inp) = read_all(input)?;
     let out_path = ctx.output_path(input)?;
     let terminal = out_path.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdout());
     let data = decode(ctx, &archive, terminal)?;
@@ -204,12 +199,12 @@ fn decompress(ctx: &Ctx, input: &Path) -> Result<()> {
         data.len() as u64,
         start,
     );
-    remove(ctx, input, out_path.as_deref())
+    ctx.remove_input(input, out_path.as_deref(), &inp)
 }
 
 fn test(ctx: &Ctx, input: &Path) -> Result<()> {
     let start = Instant::now();
-    let archive = read_all(input)?;
+    let (archive, _) = read_all(input)?;
     let info = sl::inspect(&archive).map_err(|e| anyhow!(e))?;
     let data = decode(ctx, &archive, false)?;
     let secs = start.elapsed().as_secs_f64();
@@ -244,7 +239,7 @@ fn test(ctx: &Ctx, input: &Path) -> Result<()> {
 }
 
 fn list(_ctx: &Ctx, input: &Path) -> Result<()> {
-    let archive = read_all(input)?;
+    let (archive, _) = read_all(input)?;
     let info = sl::inspect(&archive).map_err(|e| anyhow!(e))?;
     let shape: Vec<String> = info.shape.iter().map(|d| d.to_string()).collect();
     let fills: Vec<String> = info

@@ -323,3 +323,30 @@ fn bench_lossy_measures_sep_and_reports_missing_peers() {
         .assert()
         .code(2);
 }
+
+/// `--rm` as the lossless path does it (one shared check): the input goes once
+/// its output is written, in both directions, but not when the output is not a
+/// regular file (`-o /dev/null` would otherwise lose the data).
+#[test]
+fn rm_removes_the_input_only_after_a_real_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = field([2, 20, 30]);
+    let p = write(dir.path(), "r.f32", &raw(&v));
+    let lossy = [
+        "--lossy", "abs=0.01", "--dtype", "f32", "--shape", "2x20x30",
+    ];
+    sep()
+        .args(lossy)
+        .args(["--rm", "-f", "-o", "/dev/null"])
+        .arg(&p)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("not removed"));
+    assert!(p.exists(), "input kept when the output is /dev/null");
+    sep().args(lossy).arg("--rm").arg(&p).assert().success();
+    let a = dir.path().join("r.f32.sep");
+    assert!(!p.exists() && a.exists());
+    sep().args(["-d", "--rm"]).arg(&a).assert().success();
+    assert!(!a.exists());
+    within(&v, &values(&fs::read(&p).unwrap()), 0.01);
+}
