@@ -28,6 +28,25 @@ impl PixelContexts {
 }
 
 /// The Paeth-like predictor: of W, N and NW, the one nearest to W + N - NW.
+/// The sample `dx` pixels left and `dy` rows up of the byte at `ctx.pos` in
+/// image `img` (negative `dx`: right), in the channel `dc` before its own; 0
+/// outside the image or where not yet known. Shared by the pixel families.
+pub(crate) fn sample(img: &ImageInfo, ctx: &ByteCtx<'_>, dy: usize, dx: isize, dc: usize) -> i32 {
+    let (pb, rw) = (img.pixel_bytes, img.row_bytes);
+    let rel = ctx.pos - img.start;
+    let x = rel % rw;
+    let left = dx * pb as isize + dc as isize;
+    if left > x as isize || x as isize - left >= rw as isize || dy * rw > rel {
+        return 0;
+    }
+    let p = (ctx.pos as isize - left) as usize - dy * rw;
+    if ctx.vis.known(p) {
+        i32::from(ctx.data[p])
+    } else {
+        0
+    }
+}
+
 fn paeth(w: i32, n: i32, nw: i32) -> i32 {
     let g = w + n - nw;
     let (dw, dn, dnw) = ((g - w).abs(), (g - n).abs(), (g - nw).abs());
@@ -45,20 +64,7 @@ impl PixelContexts {
     /// `ctx.pos` (negative `dx`: right), in the channel `dc` before its own;
     /// 0 outside the image or where not yet known.
     fn at(&self, ctx: &ByteCtx<'_>, dy: usize, dx: isize, dc: usize) -> i32 {
-        let img = self.img;
-        let (pb, rw) = (img.pixel_bytes, img.row_bytes);
-        let rel = ctx.pos - img.start;
-        let x = rel % rw;
-        let left = dx * pb as isize + dc as isize;
-        if left > x as isize || x as isize - left >= rw as isize || dy * rw > rel {
-            return 0;
-        }
-        let p = (ctx.pos as isize - left) as usize - dy * rw;
-        if ctx.vis.known(p) {
-            i32::from(ctx.data[p])
-        } else {
-            0
-        }
+        sample(&self.img, ctx, dy, dx, dc)
     }
 }
 

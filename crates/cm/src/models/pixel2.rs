@@ -8,7 +8,7 @@
 
 use super::expected::ExpectedBits;
 use super::image::ImageInfo;
-use super::pixel::PixelContexts;
+use super::pixel::{PixelContexts, sample};
 use super::{ByteCtx, ContextModel, hash2};
 
 /// Inputs of the linear predictor.
@@ -65,24 +65,7 @@ impl Pixel2Contexts {
     /// The sample `dx` left and `dy` up, `dc` channels before (0 where
     /// unknown), as the revision-1 family reads it.
     fn at(&self, ctx: &ByteCtx<'_>, dy: usize, dx: isize, dc: usize) -> i64 {
-        i64::from(self.inner_at(ctx, dy, dx, dc))
-    }
-
-    fn inner_at(&self, ctx: &ByteCtx<'_>, dy: usize, dx: isize, dc: usize) -> i32 {
-        let img = self.img;
-        let (pb, rw) = (img.pixel_bytes, img.row_bytes);
-        let rel = ctx.pos - img.start;
-        let x = rel % rw;
-        let left = dx * pb as isize + dc as isize;
-        if left > x as isize || x as isize - left >= rw as isize || dy * rw > rel {
-            return 0;
-        }
-        let p = (ctx.pos as isize - left) as usize - dy * rw;
-        if ctx.vis.known(p) {
-            i32::from(ctx.data[p])
-        } else {
-            0
-        }
+        i64::from(sample(&self.img, ctx, dy, dx, dc))
     }
 
     /// The inputs, channel and clamped prediction for the byte at
