@@ -157,21 +157,37 @@ fn compress(ctx: &Ctx, input: &Path) -> Result<()> {
         }
         .map_err(|e| anyhow!(e))?;
     let out_path = ctx.output_path(input)?;
-    let mut out = ctx.open_output(input, out_path.as_deref())?;
-    out.writer()
-        .write_all(&archive)
-        .map_err(|e| anyhow!("write failed: {e}"))?;
-    let meta = std::fs::metadata(input).ok().filter(|_| !is_stdin(input));
-    out.commit(meta.as_ref())?;
-    ctx.report(
+    let sizes = (data.len() as u64, archive.len() as u64);
+    deliver(
+        ctx,
         input,
         out_path.as_deref(),
-        data.len() as u64,
-        archive.len() as u64,
-        data.len() as u64,
+        &inp,
+        &archive,
+        sizes,
         start,
-    );
-    ctx.remove_input(input, out_path.as_deref(), &inp)
+    )
+}
+
+/// Writes `bytes` to the output of `input` (`out_path`, or standard output),
+/// with the input's mode and times as the lossless path sets them, reports
+/// `(raw, archive)` sizes, and removes the input with `--rm`.
+fn deliver(
+    ctx: &Ctx,
+    input: &Path,
+    out_path: Option<&Path>,
+    inp: &Input,
+    bytes: &[u8],
+    (raw, archive): (u64, u64),
+    start: Instant,
+) -> Result<()> {
+    let mut out = ctx.open_output(input, out_path)?;
+    out.writer()
+        .write_all(bytes)
+        .map_err(|e| anyhow!("write failed: {e}"))?;
+    out.commit(inp.meta.as_ref())?;
+    ctx.report(input, out_path, raw, archive, raw, start);
+    ctx.remove_input(input, out_path, inp)
 }
 
 fn decode(ctx: &Ctx, archive: &[u8], to_terminal: bool) -> Result<Vec<u8>> {
@@ -185,21 +201,8 @@ fn decompress(ctx: &Ctx, input: &Path) -> Result<()> {
     let out_path = ctx.output_path(input)?;
     let terminal = out_path.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdout());
     let data = decode(ctx, &archive, terminal)?;
-    let mut out = ctx.open_output(input, out_path.as_deref())?;
-    out.writer()
-        .write_all(&data)
-        .map_err(|e| anyhow!("write failed: {e}"))?;
-    let meta = std::fs::metadata(input).ok();
-    out.commit(meta.as_ref())?;
-    ctx.report(
-        input,
-        out_path.as_deref(),
-        data.len() as u64,
-        archive.len() as u64,
-        data.len() as u64,
-        start,
-    );
-    ctx.remove_input(input, out_path.as_deref(), &inp)
+    let sizes = (data.len() as u64, archive.len() as u64);
+    deliver(ctx, input, out_path.as_deref(), &inp, &data, sizes, start)
 }
 
 fn test(ctx: &Ctx, input: &Path) -> Result<()> {
