@@ -105,17 +105,8 @@ fn error_text(e: &anyhow::Error) -> String {
     for cause in e.chain() {
         let s = match cause.downcast_ref::<sep::Error>() {
             // The library names its own setter; a user of the tool needs the flag.
-            Some(sep::Error::OverLimit {
-                what,
-                value,
-                limit,
-                raise,
-                note,
-            }) => format!(
-                "{what} would be {value}, over the limit of {limit}; {note}raise {} to decode it",
-                limits::flag_of(*raise)
-            ),
-            _ => cause.to_string(),
+            Some(e) => e.message_naming_limit(|l| limits::flag_of(l).to_string()),
+            None => cause.to_string(),
         };
         if parts.last().is_some_and(|p| p.contains(&s)) {
             continue;

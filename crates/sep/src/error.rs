@@ -124,7 +124,7 @@ pub enum Error {
     /// Decoding would exceed a limit the caller set (or its default): the
     /// archive may be valid, but it asks for more than is allowed. Checked
     /// before the work or the output it refers to.
-    #[error("{what} would be {value}, over the limit of {limit}; {note}raise it with {} to decode it", raise.setter())]
+    #[error("{}", over_limit(what, *value, *limit, note, &format!("it with {}", raise.setter())))]
     OverLimit {
         /// What is limited.
         what: &'static str,
@@ -167,6 +167,11 @@ pub enum Error {
     InvalidOption(String),
 }
 
+/// The message of [`Error::OverLimit`], with `raise` saying what to raise.
+fn over_limit(what: &str, value: u64, limit: u64, note: &str, raise: &str) -> String {
+    format!("{what} would be {value}, over the limit of {limit}; {note}raise {raise} to decode it")
+}
+
 fn too_small_why(value: u32, min: u32) -> &'static str {
     if value < min && min > 1 {
         " (smaller blocks cannot pay for their headers)"
@@ -176,6 +181,22 @@ fn too_small_why(value: u32, min: u32) -> &'static str {
 }
 
 impl Error {
+    /// The message [`Display`](std::fmt::Display) writes, except that an
+    /// [`Error::OverLimit`] names the way to raise its limit with `name`
+    /// (a caller's own flag or setting) instead of the library's setter.
+    pub fn message_naming_limit(&self, name: impl Fn(crate::limits::Limit) -> String) -> String {
+        match self {
+            Error::OverLimit {
+                what,
+                value,
+                limit,
+                raise,
+                note,
+            } => over_limit(what, *value, *limit, note, &name(*raise)),
+            other => other.to_string(),
+        }
+    }
+
     /// Whether the error means the archive is damaged, foreign or
     /// unsupported (as opposed to an I/O failure or a bad option).
     pub fn is_corrupt(&self) -> bool {
