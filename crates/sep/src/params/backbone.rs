@@ -13,12 +13,8 @@ const SE_FIXED_LEN: usize = 28;
 pub fn write_backbone(config: &BackboneConfig) -> Vec<u8> {
     match config {
         BackboneConfig::Pac(c) => write_pac(c),
-        BackboneConfig::Trace(c) => {
-            write_tokens(c.context, c.embed, c.group, c.heads, c.ffn, c.passes)
-        }
-        BackboneConfig::PatchTst(c) => {
-            write_tokens(c.context, c.embed, c.group, c.heads, c.ffn, c.layers)
-        }
+        BackboneConfig::Trace(c) => write_trace(c),
+        BackboneConfig::PatchTst(c) => write_patchtst(c),
         BackboneConfig::Se(c) => write_se(c),
     }
 }
@@ -78,6 +74,14 @@ fn write_tokens(context: u16, embed: u16, group: u8, heads: u8, ffn: u16, depth:
     b
 }
 
+fn write_trace(c: &TraceConfig) -> Vec<u8> {
+    write_tokens(c.context, c.embed, c.group, c.heads, c.ffn, c.passes)
+}
+
+fn write_patchtst(c: &PatchTstConfig) -> Vec<u8> {
+    write_tokens(c.context, c.embed, c.group, c.heads, c.ffn, c.layers)
+}
+
 fn read_trace(b: &[u8]) -> Result<TraceConfig, ParamError> {
     let b = fixed::<10>("TRACE parameters", b)?;
     reserved("TRACE byte 9", b[9].into())?;
@@ -110,11 +114,11 @@ fn read_patchtst(b: &[u8]) -> Result<PatchTstConfig, ParamError> {
 
 /// The body's parameters in its backbone's form.
 fn write_body(body: &SeBody) -> Vec<u8> {
-    write_backbone(&match *body {
-        SeBody::Pac(c) => BackboneConfig::Pac(c),
-        SeBody::Trace(c) => BackboneConfig::Trace(c),
-        SeBody::PatchTst(c) => BackboneConfig::PatchTst(c),
-    })
+    match body {
+        SeBody::Pac(c) => write_pac(c),
+        SeBody::Trace(c) => write_trace(c),
+        SeBody::PatchTst(c) => write_patchtst(c),
+    }
 }
 
 /// Section 4.8: 28 fixed bytes, then the body's parameters.
@@ -220,13 +224,11 @@ fn read_se(b: &[u8]) -> Result<SeConfig, ParamError> {
             found: b.len() - SE_FIXED_LEN,
         });
     }
+    let body_bytes = &b[SE_FIXED_LEN..];
     let body = match b[24] {
-        1..=3 => match read_backbone(b[24], &b[SE_FIXED_LEN..])? {
-            BackboneConfig::Pac(c) => SeBody::Pac(c),
-            BackboneConfig::Trace(c) => SeBody::Trace(c),
-            BackboneConfig::PatchTst(c) => SeBody::PatchTst(c),
-            BackboneConfig::Se(_) => unreachable!("ids 1..=3 are bodies"),
-        },
+        1 => SeBody::Pac(read_pac(body_bytes)?),
+        2 => SeBody::Trace(read_trace(body_bytes)?),
+        3 => SeBody::PatchTst(read_patchtst(body_bytes)?),
         other => {
             return Err(ParamError::Unknown {
                 field: "SE body backbone id",
