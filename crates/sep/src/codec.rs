@@ -133,10 +133,14 @@ impl ModelConfig {
         match self {
             ModelConfig::Store => (1, 0, Vec::new()),
             ModelConfig::Order2(p) => (1, 2, vec![p.table_bits, 0, 0, 0]),
-            ModelConfig::Neural(c) => (c.streams, c.context() as u16, c.to_params()),
+            ModelConfig::Neural(c) => (
+                c.streams,
+                c.context() as u16,
+                crate::params::write_neural(c),
+            ),
             ModelConfig::Mix(c) => {
                 let (streams, context) = c.header_fields();
-                (streams, context, c.to_params())
+                (streams, context, crate::params::write_mix(c))
             }
         }
     }
@@ -203,10 +207,10 @@ impl ModelConfig {
                 }
                 Ok(ModelConfig::Order2(Order2Params { table_bits: bits }))
             }
-            2 => NeuralConfig::from_params(&h.params, h.streams, h.context)
+            2 => crate::params::read_neural(&h.params, h.streams, h.context)
                 .map(ModelConfig::Neural)
                 .map_err(|why| Error::InvalidModel { why }),
-            3 => MixConfig::from_params(&h.params, h.streams, h.context)
+            3 => crate::params::read_mix(&h.params, h.streams, h.context)
                 .map(ModelConfig::Mix)
                 .map_err(|why| Error::InvalidModel { why }),
             id => Err(Error::UnknownModel(id)),

@@ -2,7 +2,6 @@
 //! network's prediction as one more input. Its presets are sep's modes.
 
 use crate::neural::NeuralConfig;
-use crate::params::{self, ParamError};
 use crate::preset::Preset;
 use sep_cm::{CmConfig, LstmConfig};
 
@@ -125,73 +124,6 @@ impl MixConfig {
             .map_or((1, 0), |c| (c.streams, c.context() as u16))
     }
 
-    /// Serialised `params` (doc/FORMAT.md section 4.9).
-    pub(crate) fn to_params(&self) -> Vec<u8> {
-        let flags = u8::from(self.neural.is_some()) | (u8::from(self.serial.is_some()) << 1);
-        let mut p = vec![flags, self.cm.revision, 0, 0];
-        p.extend_from_slice(&params::write_cm(&self.cm));
-        if let Some(n) = &self.neural {
-            p.extend_from_slice(&n.to_params());
-        }
-        if let Some(s) = &self.serial {
-            p.extend_from_slice(&params::write_serial(s));
-        }
-        p
-    }
-
-    /// Parses `params`; `streams` and `context` come from the header.
-    pub(crate) fn from_params(p: &[u8], streams: u32, context: u16) -> Result<Self, ParamError> {
-        params::at_least("mix params", p, 16)?;
-        if p[0] > 2 {
-            return Err(ParamError::Reserved {
-                field: "mix flags (bits 0 and 1 exclusive, bits 2..7)",
-                value: p[0].into(),
-            });
-        }
-        params::reserved("mix params bytes 2..3", u64::from(params::u16_at(p, 2)))?;
-        let cm = params::read_cm(&p[4..16], p[1])?;
-        let neural = if p[0] == 1 {
-            Some(NeuralConfig::from_params(&p[16..], streams, context)?)
-        } else {
-            let serial = if p[0] == 2 {
-                Some(params::read_serial(&p[16..])?)
-            } else if p.len() != 16 {
-                return Err(ParamError::Length {
-                    what: "mix params without a network",
-                    found: p.len(),
-                    expected: 16,
-                    at_least: false,
-                });
-            } else {
-                None
-            };
-            if streams != 1 {
-                return Err(ParamError::Mismatch {
-                    field: "streams",
-                    found: streams.into(),
-                    why: "must be 1 without a network".into(),
-                });
-            }
-            if context != 0 {
-                return Err(ParamError::Mismatch {
-                    field: "context",
-                    found: context.into(),
-                    why: "must be 0 without a network".into(),
-                });
-            }
-            return Ok(MixConfig {
-                cm,
-                neural: None,
-                serial,
-            });
-        };
-        Ok(MixConfig {
-            cm,
-            neural,
-            serial: None,
-        })
-    }
-
     /// Bytes of model memory for a block of `block_len` bytes.
     pub fn memory_bytes(&self, block_len: u64) -> u64 {
         let (t, m) = self.cm.effective_bits(block_len as usize);
@@ -220,6 +152,7 @@ impl MixConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params;
 
     #[test]
     fn params_round_trip_and_validate() {
@@ -230,7 +163,7 @@ mod tests {
         };
         let (b, l) = with.header_fields();
         assert_eq!(
-            MixConfig::from_params(&with.to_params(), b, l),
+            params::read_mix(&params::write_mix(&with), b, l),
             Ok(with.clone())
         );
         let without = MixConfig {
@@ -239,22 +172,22 @@ mod tests {
             serial: None,
         };
         assert_eq!(
-            MixConfig::from_params(&without.to_params(), 1, 0),
+            params::read_mix(&params::write_mix(&without), 1, 0),
             Ok(without.clone())
         );
-        assert!(MixConfig::from_params(&without.to_params(), 2, 0).is_err());
-        let mut bad = without.to_params();
+        assert!(params::read_mix(&params::write_mix(&without), 2, 0).is_err());
+        let mut bad = params::write_mix(&without);
         bad[0] = 2;
-        assert!(MixConfig::from_params(&bad, 1, 0).is_err());
-        let mut bad = without.to_params();
+        assert!(params::read_mix(&bad, 1, 0).is_err());
+        let mut bad = params::write_mix(&without);
         bad[4 + 7] = 40; // table_bits
         assert!(
-            MixConfig::from_params(&bad, 1, 0)
+            params::read_mix(&bad, 1, 0)
                 .unwrap_err()
                 .to_string()
                 .contains("table_bits")
         );
-        assert!(MixConfig::from_params(&with.to_params()[..30], b, l).is_err());
+        assert!(params::read_mix(&params::write_mix(&with)[..30], b, l).is_err());
     }
 
     #[test]
@@ -262,22 +195,22 @@ mod tests {
         let u = MixConfig::preset(Preset::Ultra).expect("mix preset");
         assert_eq!(u.serial, Some(ULTRA_LSTM));
         assert_eq!(u.cm, MixConfig::preset(Preset::Max).expect("max").cm);
-        let p = u.to_params();
+        let p = params::write_mix(&u);
         assert_eq!((p[0], p.len()), (2, 24));
-        assert_eq!(MixConfig::from_params(&p, 1, 0), Ok(u.clone()));
-        assert!(MixConfig::from_params(&p, 2, 0).is_err());
-        assert!(MixConfig::from_params(&p[..20], 1, 0).is_err());
+        assert_eq!(params::read_mix(&p, 1, 0), Ok(u.clone()));
+        assert!(params::read_mix(&p, 2, 0).is_err());
+        assert!(params::read_mix(&p[..20], 1, 0).is_err());
         let mut bad = p.clone();
         bad[16] = 7;
         assert!(
-            MixConfig::from_params(&bad, 1, 0)
+            params::read_mix(&bad, 1, 0)
                 .unwrap_err()
                 .to_string()
                 .contains("kind")
         );
         let mut bad = p;
         bad[0] = 3;
-        assert!(MixConfig::from_params(&bad, 1, 0).is_err());
+        assert!(params::read_mix(&bad, 1, 0).is_err());
         assert!(u.describe().contains("lstm (64 cells"));
         assert!(
             u.memory_bytes(1 << 20)
@@ -291,22 +224,22 @@ mod tests {
     fn cm_revision_travels_in_params_byte_1() {
         let r2 = MixConfig::preset(Preset::Default).expect("mix preset");
         assert_eq!(r2.cm.revision, 2);
-        let p = r2.to_params();
+        let p = params::write_mix(&r2);
         assert_eq!(p[1], 2);
-        assert_eq!(MixConfig::from_params(&p, 1, 0), Ok(r2.clone()));
+        assert_eq!(params::read_mix(&p, 1, 0), Ok(r2.clone()));
         let mut r1 = p.clone();
         r1[1] = 1;
-        assert_eq!(MixConfig::from_params(&r1, 1, 0).unwrap().cm.revision, 1);
+        assert_eq!(params::read_mix(&r1, 1, 0).unwrap().cm.revision, 1);
         let mut bad = p.clone();
         bad[1] = 3;
         assert!(
-            MixConfig::from_params(&bad, 1, 0)
+            params::read_mix(&bad, 1, 0)
                 .unwrap_err()
                 .to_string()
                 .contains("revision")
         );
         let mut bad = p;
         bad[2] = 1;
-        assert!(MixConfig::from_params(&bad, 1, 0).is_err());
+        assert!(params::read_mix(&bad, 1, 0).is_err());
     }
 }

@@ -29,7 +29,6 @@
 //! # let _ = options;
 //! ```
 
-use crate::params::{self, ParamError};
 use crate::preset::Preset;
 pub use sep_model::{
     Adaptive, BackboneConfig, PacConfig, PatchTstConfig, SeBody, SeConfig, TraceConfig,
@@ -176,82 +175,6 @@ impl NeuralConfig {
         self.backbone.memory_bytes(streams)
     }
 
-    /// Serialised `params` (doc/FORMAT.md section 4.4).
-    pub(crate) fn to_params(&self) -> Vec<u8> {
-        let bb = crate::params::write_backbone(&self.backbone);
-        let mut p = Vec::with_capacity(50 + bb.len());
-        p.push(self.backbone.id());
-        p.extend_from_slice(&[0, 0, 0]);
-        p.extend_from_slice(&self.min_stream_len.to_le_bytes());
-        for v in [
-            self.adam.lr,
-            self.adam.beta1,
-            self.adam.beta2,
-            self.adam.eps,
-            self.adam.weight_decay,
-        ] {
-            p.extend_from_slice(&v.to_bits().to_le_bytes());
-        }
-        p.extend_from_slice(&(bb.len() as u16).to_le_bytes());
-        p.extend_from_slice(&bb);
-        p
-    }
-
-    /// Parses `params`; `streams` and `context` come from the header.
-    pub(crate) fn from_params(p: &[u8], streams: u32, context: u16) -> Result<Self, ParamError> {
-        params::at_least("neural params", p, 50)?;
-        params::reserved(
-            "neural params bytes 1..3",
-            u64::from(params::u32_at(p, 0) >> 8),
-        )?;
-        let min_stream_len = params::u32_at(p, 4);
-        let f =
-            |i: usize| u64::from_le_bytes(p[8 + 8 * i..16 + 8 * i].try_into().expect("8 bytes"));
-        for (i, field) in ["lr", "beta1", "beta2", "eps", "weight_decay"]
-            .into_iter()
-            .enumerate()
-        {
-            let x = f64::from_bits(f(i));
-            if !(x.is_finite() && (0.0..=1.0).contains(&x)) {
-                return Err(ParamError::Adam { field, bits: f(i) });
-            }
-        }
-        let adam = AdamConfig {
-            lr: f64::from_bits(f(0)),
-            beta1: f64::from_bits(f(1)),
-            beta2: f64::from_bits(f(2)),
-            eps: f64::from_bits(f(3)),
-            weight_decay: f64::from_bits(f(4)),
-        };
-        let bb_len = usize::from(params::u16_at(p, 48));
-        if p.len() != 50 + bb_len {
-            return Err(ParamError::LengthField {
-                field: "backbone_len",
-                declared: bb_len,
-                found: p.len() - 50,
-            });
-        }
-        let backbone = params::read_backbone(p[0], &p[50..])?;
-        if backbone.context() != usize::from(context) {
-            return Err(ParamError::Mismatch {
-                field: "header context",
-                found: context.into(),
-                why: format!("the backbone's is {}", backbone.context()),
-            });
-        }
-        if min_stream_len == 0 {
-            return Err(ParamError::Zero {
-                field: "min_stream_len",
-            });
-        }
-        Ok(NeuralConfig {
-            backbone,
-            streams,
-            min_stream_len,
-            adam,
-        })
-    }
-
     /// One line for listings.
     pub fn describe(&self) -> String {
         format!(
@@ -271,6 +194,7 @@ impl NeuralConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params;
 
     #[test]
     fn knobs_reproduce_the_paper_pairs_and_validate() {
@@ -372,17 +296,18 @@ mod tests {
         for p in Preset::ALL {
             let c = NeuralConfig::preset(p);
             let back =
-                NeuralConfig::from_params(&c.to_params(), c.streams, c.context() as u16).unwrap();
+                params::read_neural(&params::write_neural(&c), c.streams, c.context() as u16)
+                    .unwrap();
             assert_eq!(back, c, "{p:?}");
         }
         let c = NeuralConfig::preset(Preset::Default);
-        let mut b = c.to_params();
+        let mut b = params::write_neural(&c);
         b[2] = 1;
-        assert!(NeuralConfig::from_params(&b, 64, 16).is_err());
-        assert!(NeuralConfig::from_params(&c.to_params(), 64, 15).is_err());
-        let mut b = c.to_params();
+        assert!(params::read_neural(&b, 64, 16).is_err());
+        assert!(params::read_neural(&params::write_neural(&c), 64, 15).is_err());
+        let mut b = params::write_neural(&c);
         b[8..16].copy_from_slice(&f64::NAN.to_bits().to_le_bytes());
-        assert!(NeuralConfig::from_params(&b, 64, 16).is_err());
-        assert!(NeuralConfig::from_params(&b[..40], 64, 16).is_err());
+        assert!(params::read_neural(&b, 64, 16).is_err());
+        assert!(params::read_neural(&b[..40], 64, 16).is_err());
     }
 }

@@ -19,9 +19,13 @@
 
 mod backbone;
 mod cm;
+mod mix;
+mod neural;
 
 pub use backbone::{read_backbone, write_backbone};
 pub use cm::{read_cm, read_serial, write_cm, write_serial};
+pub use mix::{read_mix, write_mix};
+pub use neural::{read_neural, write_neural};
 
 /// What is wrong with a model's parameters in a header.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
