@@ -24,7 +24,7 @@ use sep::{
     CmConfig, Error, MixConfig, Model, ModelConfig, Options,
     neural::{
         Adaptive, BackboneConfig, NeuralConfig, PacConfig, PatchTstConfig, SeBody, SeConfig,
-        TraceConfig,
+        TokenShape, TraceConfig,
     },
 };
 use std::io::Read as _;
@@ -119,19 +119,23 @@ pub fn decode_model(target: &str) -> Model {
 /// gate mode.
 pub fn roundtrip_models() -> Vec<Model> {
     let trace = TraceConfig {
-        context: 8,
-        embed: 8,
-        group: 2,
-        heads: 2,
-        ffn: 32,
+        shape: TokenShape {
+            context: 8,
+            embed: 8,
+            group: 2,
+            heads: 2,
+            ffn: 32,
+        },
         passes: 2,
     };
     let patchtst = PatchTstConfig {
-        context: 8,
-        embed: 8,
-        group: 2,
-        heads: 2,
-        ffn: 32,
+        shape: TokenShape {
+            context: 8,
+            embed: 8,
+            group: 2,
+            heads: 2,
+            ffn: 32,
+        },
         layers: 1,
     };
     let se = |body: SeBody, patch: u8, adaptive: Adaptive| {
@@ -156,10 +160,7 @@ pub fn roundtrip_models() -> Vec<Model> {
         Model::Neural(neural(BackboneConfig::PatchTst(patchtst))),
         Model::Neural(neural(se(SeBody::Pac(PAC), 4, Adaptive::Off))),
         Model::Neural(neural(se(
-            SeBody::Trace(TraceConfig {
-                context: 4,
-                ..trace
-            }),
+            SeBody::Trace(trace.with_context(4)),
             2,
             Adaptive::Soft {
                 per_element: true,
@@ -169,10 +170,7 @@ pub fn roundtrip_models() -> Vec<Model> {
             },
         ))),
         Model::Neural(neural(se(
-            SeBody::PatchTst(PatchTstConfig {
-                context: 4,
-                ..patchtst
-            }),
+            SeBody::PatchTst(patchtst.with_context(4)),
             2,
             Adaptive::Hard {
                 keep_every: 2,

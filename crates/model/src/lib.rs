@@ -17,6 +17,18 @@
 //! | [`PatchTst`] | embedding + positions, `G` bytes per token | [`PatchTstBody`] (softmax attention, BatchNorm) | 3 |
 //! | [`Se`] | semantics enhancement ([`se`]) | any of the three bodies | 4 |
 //!
+//! TRACE and PatchTST share their token shape ([`TokenShape`]) and their front end
+//! ([`TokenBackbone`]); each configuration says what it costs and how to build it through
+//! [`BackboneSpec`] (and [`BodySpec`] for a body behind the SE), implemented in the
+//! backbone's own file.
+//!
+//! **Adding a backbone**: one new file (the network, its configuration and the two spec
+//! implementations), then registration: a variant of [`BackboneConfig`] with its arm in
+//! [`BackboneConfig::spec`] (and of [`SeBody`] with its arm in [`SeBody::spec`] if the
+//! SE can feed it); outside this crate, its format id and parameters in
+//! `sep::params::backbone` and doc/FORMAT.md section 4, and its name in
+//! `sep::neural::BackboneKind` for the command line.
+//!
 //! ```
 //! use sep_model::{Backbone, BackboneConfig, PacConfig};
 //! let config = BackboneConfig::Pac(PacConfig { context: 4, embed: 4, ffn: 32, pairs: 2, cache: true });
@@ -32,6 +44,8 @@ mod front;
 mod pac;
 mod patchtst;
 pub mod se;
+mod spec;
+mod tokens;
 mod trace;
 mod trainer;
 
@@ -39,6 +53,8 @@ pub use pac::{Pac, PacBody, PacConfig};
 pub use patchtst::{PatchTst, PatchTstBody, PatchTstConfig};
 pub use se::{Adaptive, Se, SeBody, SeConfig};
 pub use sep_nn::{Module, Param};
+pub use spec::{BackboneSpec, BodySpec};
+pub use tokens::{TokenBackbone, TokenShape};
 pub use trace::{Trace, TraceBody, TraceConfig};
 pub use trainer::Trainer;
 
@@ -107,74 +123,50 @@ pub enum BackboneConfig {
 }
 
 impl BackboneConfig {
+    /// The configuration behind its [`BackboneSpec`]: the one place a backbone is
+    /// registered.
+    pub fn spec(&self) -> &dyn BackboneSpec {
+        match self {
+            BackboneConfig::Pac(c) => c,
+            BackboneConfig::Trace(c) => c,
+            BackboneConfig::PatchTst(c) => c,
+            BackboneConfig::Se(c) => c,
+        }
+    }
+
     /// Builds the backbone for blocks of up to `streams` streams, its weights
     /// drawn from `seed`.
     pub fn build(&self, streams: usize, seed: u64) -> Box<dyn Backbone> {
-        match self {
-            BackboneConfig::Pac(c) => Box::new(Pac::new(c, streams, seed)),
-            BackboneConfig::Trace(c) => Box::new(Trace::new(c, streams, seed)),
-            BackboneConfig::PatchTst(c) => Box::new(PatchTst::new(c, streams, seed)),
-            BackboneConfig::Se(c) => Box::new(Se::new(c, streams, seed)),
-        }
+        self.spec().build(streams, seed)
     }
 
     /// Bytes of context.
     pub fn context(&self) -> usize {
-        match self {
-            BackboneConfig::Pac(c) => c.context.into(),
-            BackboneConfig::Trace(c) => c.context.into(),
-            BackboneConfig::PatchTst(c) => c.context.into(),
-            BackboneConfig::Se(c) => c.context.into(),
-        }
+        self.spec().context()
     }
 
     /// Format identifier of the backbone (see doc/FORMAT.md).
     pub fn id(&self) -> u8 {
-        match self {
-            BackboneConfig::Pac(_) => 1,
-            BackboneConfig::Trace(_) => 2,
-            BackboneConfig::PatchTst(_) => 3,
-            BackboneConfig::Se(_) => 4,
-        }
+        self.spec().id()
     }
 
     /// Checks every limit of doc/FORMAT.md.
     pub fn validate(&self) -> Result<(), String> {
-        match self {
-            BackboneConfig::Pac(c) => c.validate(),
-            BackboneConfig::Trace(c) => c.validate(),
-            BackboneConfig::PatchTst(c) => c.validate(),
-            BackboneConfig::Se(c) => c.validate(),
-        }
+        self.spec().validate()
     }
 
     /// Parameters and activation memory, in bytes, for `streams` streams.
     pub fn memory_bytes(&self, streams: usize) -> u64 {
-        match self {
-            BackboneConfig::Pac(c) => c.memory_bytes(streams),
-            BackboneConfig::Trace(c) => c.memory_bytes(streams),
-            BackboneConfig::PatchTst(c) => c.memory_bytes(streams),
-            BackboneConfig::Se(c) => c.memory_bytes(streams),
-        }
+        self.spec().memory_bytes(streams)
     }
 
     /// Forward multiply-adds per predicted byte.
     pub fn forward_macs(&self) -> u64 {
-        match self {
-            BackboneConfig::Pac(c) => c.forward_macs(),
-            BackboneConfig::Trace(c) => c.forward_macs(),
-            BackboneConfig::PatchTst(c) => c.forward_macs(),
-            BackboneConfig::Se(c) => c.forward_macs(),
-        }
+        self.spec().forward_macs()
     }
 
     /// A one-line description for listings.
     pub fn describe(&self) -> String {
-        match self {
-            BackboneConfig::Pac(c) => c.describe(),
-            BackboneConfig::Trace(c) => c.describe(),
-            BackboneConfig::PatchTst(c) => c.describe(),
-            BackboneConfig::Se(c) => c.describe(),
-        }
+        self.spec().describe()
     }
 }

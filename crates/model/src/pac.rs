@@ -129,6 +129,50 @@ impl PacConfig {
     }
 }
 
+impl crate::BackboneSpec for PacConfig {
+    fn id(&self) -> u8 {
+        1
+    }
+
+    fn name(&self) -> &'static str {
+        "pac"
+    }
+
+    fn context(&self) -> usize {
+        self.context.into()
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        PacConfig::validate(self)
+    }
+
+    fn memory_bytes(&self, streams: usize) -> u64 {
+        PacConfig::memory_bytes(self, streams)
+    }
+
+    fn forward_macs(&self) -> u64 {
+        PacConfig::forward_macs(self)
+    }
+
+    fn describe(&self) -> String {
+        PacConfig::describe(self)
+    }
+
+    fn build(&self, streams: usize, seed: u64) -> Box<dyn crate::Backbone> {
+        Box::new(Pac::new(self, streams, seed))
+    }
+}
+
+impl crate::BodySpec for PacConfig {
+    fn input_shape(&self) -> (usize, usize) {
+        (1, self.hidden())
+    }
+
+    fn build_body(&self, streams: usize, rng: &mut Rng) -> Box<dyn crate::Body> {
+        Box::new(PacBody::new(self, streams, rng))
+    }
+}
+
 /// PAC with its byte front end (embedding and sigmoid).
 pub struct Pac {
     context: usize,

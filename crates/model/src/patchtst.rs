@@ -29,25 +29,16 @@
 //! linear layer draws from its own generator forked from the seed in order (embedding,
 //! then per layer `qkv_map`, `to_out`, `ff1`, `ff2`, then `out`).
 
-use crate::front::TokenFront;
-use crate::trace::validate_tokens;
-use crate::{Backbone, Body, Param};
+use crate::tokens::{TokenBackbone, TokenShape};
+use crate::{Body, Param};
 use sep_nn::{BatchNorm, Gelu, Linear, Module, Rng, SoftmaxAttention, ops};
 
-/// PatchTST hyperparameters.
+/// PatchTST hyperparameters: the token shape (with at least 2 tokens) and the number of
+/// encoder layers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PatchTstConfig {
-    /// Context bytes `L` (64 in the paper).
-    pub context: u16,
-    /// Features per byte `E`, half learned embedding and half position features; a
-    /// multiple of 4 (64).
-    pub embed: u16,
-    /// Bytes per token `G`, dividing `L`, with at least 2 tokens (4).
-    pub group: u8,
-    /// Attention heads, dividing `d = G * E` (8).
-    pub heads: u8,
-    /// FFN inner width `F` (4096).
-    pub ffn: u16,
+    /// Context, per-byte width, bytes per token (at least 2 tokens), heads and FFN width.
+    pub shape: TokenShape,
     /// Encoder layers (1).
     pub layers: u8,
 }
@@ -55,34 +46,39 @@ pub struct PatchTstConfig {
 impl PatchTstConfig {
     /// The paper's configuration: 64 bytes, 16 tokens of 256, 8 heads, FFN 4096, 1 layer.
     pub const PAPER: PatchTstConfig = PatchTstConfig {
-        context: 64,
-        embed: 64,
-        group: 4,
-        heads: 8,
-        ffn: 4096,
+        shape: TokenShape::PAPER,
         layers: 1,
     };
 
+    /// The same configuration with `context` bytes (and so `context / group` tokens).
+    pub fn with_context(self, context: u16) -> Self {
+        PatchTstConfig {
+            shape: TokenShape {
+                context,
+                ..self.shape
+            },
+            ..self
+        }
+    }
+
+    /// The same configuration with `tokens` tokens (`tokens * group` context bytes).
+    pub fn with_tokens(self, tokens: u16) -> Self {
+        self.with_context(tokens * u16::from(self.shape.group))
+    }
+
     /// Tokens `L / G`.
     pub fn tokens(&self) -> usize {
-        usize::from(self.context) / usize::from(self.group)
+        self.shape.tokens()
     }
 
     /// Token width `d = G * E`.
     pub fn width(&self) -> usize {
-        usize::from(self.group) * usize::from(self.embed)
+        self.shape.width()
     }
 
     /// Checks the limits of doc/FORMAT.md.
     pub fn validate(&self) -> Result<(), String> {
-        validate_tokens(
-            "PatchTST",
-            self.context,
-            self.embed,
-            self.group,
-            self.heads,
-            self.ffn,
-        )?;
+        self.shape.validate("PatchTST")?;
         if !(2..=256).contains(&self.tokens()) {
             return Err(format!(
                 "PatchTST tokens (context / group) = {} outside 2..=256 (batch normalisation needs two rows)",
@@ -100,7 +96,7 @@ impl PatchTstConfig {
         let (tk, d, f) = (
             self.tokens() as u64,
             self.width() as u64,
-            u64::from(self.ffn),
+            u64::from(self.shape.ffn),
         );
         u64::from(self.layers) * tk * (4 * d * d + 2 * tk * d + 2 * d * f) + 256 * d
     }
@@ -111,13 +107,15 @@ impl PatchTstConfig {
         let (tk, d, f, s) = (
             self.tokens() as u64,
             self.width() as u64,
-            u64::from(self.ffn),
+            u64::from(self.shape.ffn),
             streams as u64,
         );
         let nl = u64::from(self.layers);
-        let params =
-            128 * u64::from(self.embed) + nl * (4 * d * d + 2 * d * f + f + 9 * d) + 256 * d + 256;
-        let heads = u64::from(self.heads);
+        let params = 128 * u64::from(self.shape.embed)
+            + nl * (4 * d * d + 2 * d * f + f + 9 * d)
+            + 256 * d
+            + 256;
+        let heads = u64::from(self.shape.heads);
         let acts = s * tk * (nl * (30 * d + 3 * f + heads * tk) + 4 * d) + s * 4 * 256;
         4 * (4 * params + acts)
     }
@@ -125,75 +123,68 @@ impl PatchTstConfig {
     /// One line for listings.
     pub fn describe(&self) -> String {
         format!(
-            "patchtst (context {}, embed {}, {} tokens of {}, {} heads, ffn {}, {} layer{})",
-            self.context,
-            self.embed,
-            self.tokens(),
-            self.width(),
-            self.heads,
-            self.ffn,
+            "patchtst ({}, {} layer{})",
+            self.shape.describe(),
             self.layers,
             if self.layers == 1 { "" } else { "s" }
         )
     }
 }
 
-/// PatchTST with its byte front end.
-pub struct PatchTst {
-    context: usize,
-    front: TokenFront,
-    body: PatchTstBody,
+impl crate::BackboneSpec for PatchTstConfig {
+    fn id(&self) -> u8 {
+        3
+    }
+
+    fn name(&self) -> &'static str {
+        "patchtst"
+    }
+
+    fn context(&self) -> usize {
+        self.shape.context.into()
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        PatchTstConfig::validate(self)
+    }
+
+    fn memory_bytes(&self, streams: usize) -> u64 {
+        PatchTstConfig::memory_bytes(self, streams)
+    }
+
+    fn forward_macs(&self) -> u64 {
+        PatchTstConfig::forward_macs(self)
+    }
+
+    fn describe(&self) -> String {
+        PatchTstConfig::describe(self)
+    }
+
+    fn build(&self, streams: usize, seed: u64) -> Box<dyn crate::Backbone> {
+        Box::new(PatchTst::new(self, streams, seed))
+    }
 }
+
+impl crate::BodySpec for PatchTstConfig {
+    fn input_shape(&self) -> (usize, usize) {
+        (self.tokens(), self.width())
+    }
+
+    fn build_body(&self, streams: usize, rng: &mut Rng) -> Box<dyn crate::Body> {
+        Box::new(PatchTstBody::new(self, streams, rng))
+    }
+}
+
+/// PatchTST with its byte front end.
+pub type PatchTst = TokenBackbone<PatchTstBody>;
 
 impl PatchTst {
     /// A freshly initialised PatchTST for up to `streams` streams.
     pub fn new(config: &PatchTstConfig, streams: usize, seed: u64) -> Self {
         config.validate().expect("valid PatchTST configuration");
-        let mut rng = Rng::new(seed);
-        let front = TokenFront::new(
-            config.context.into(),
-            config.embed.into(),
-            streams,
-            &mut rng.fork(),
-        );
-        let body = PatchTstBody::new(config, streams, &mut rng);
-        PatchTst {
-            context: config.context.into(),
-            front,
-            body,
-        }
-    }
-}
-
-impl Backbone for PatchTst {
-    fn context(&self) -> usize {
-        self.context
-    }
-
-    fn forward(&mut self, ctx: &[u8], rows: usize) -> &[f32] {
-        assert_eq!(
-            ctx.len(),
-            rows * self.context,
-            "PatchTST: context must be [rows x L]"
-        );
-        let x = self.front.forward(ctx);
-        self.body.forward(x)
-    }
-
-    fn backward(&mut self, dlogits: &[f32]) {
-        let dx = self.body.backward(dlogits);
-        self.front.backward(dx);
-    }
-
-    fn visit_params(&mut self, f: &mut dyn FnMut(&mut Param)) {
-        self.front.visit_params(f);
-        Body::visit_params(&mut self.body, f);
-    }
-
-    fn reset(&mut self) {}
-
-    fn forward_macs(&self) -> u64 {
-        self.body.forward_macs()
+        TokenBackbone::with_body("PatchTST", &config.shape, streams, seed, |rng| {
+            PatchTstBody::new(config, streams, rng)
+        })
     }
 }
 
@@ -292,8 +283,12 @@ pub struct PatchTstBody {
 impl PatchTstBody {
     /// A freshly initialised body for up to `streams` streams, drawing from `rng`.
     pub fn new(config: &PatchTstConfig, streams: usize, rng: &mut Rng) -> Self {
-        let (tk, d, f) = (config.tokens(), config.width(), usize::from(config.ffn));
-        let heads = usize::from(config.heads);
+        let (tk, d, f) = (
+            config.tokens(),
+            config.width(),
+            usize::from(config.shape.ffn),
+        );
+        let heads = usize::from(config.shape.heads);
         let layers = (0..config.layers)
             .map(|_| Layer::new(tk, d, heads, f, streams, rng))
             .collect();

@@ -26,26 +26,17 @@
 //! (embedding, `q_map`, `kv_map`, `up`, `down`, `out`), from the seed. The reference's
 //! separate `k_map` and `v_map` are one packed `kv_map` here (same distribution).
 
-use crate::front::TokenFront;
-use crate::{Backbone, Body, Param};
+use crate::tokens::{TokenBackbone, TokenShape};
+use crate::{Body, Param};
 use sep_nn::{
     CausalLinearAttention, Gelu, LayerNorm, LayerNormActs, Linear, LinearActs, Module, Rng, ops,
 };
 
-/// TRACE hyperparameters.
+/// TRACE hyperparameters: the token shape and how often the shared FFN block is applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TraceConfig {
-    /// Context bytes `L` (64 in the paper).
-    pub context: u16,
-    /// Features per byte `E`, half learned embedding and half position features; a
-    /// multiple of 4 (64).
-    pub embed: u16,
-    /// Bytes per token `G`, dividing `L` (4).
-    pub group: u8,
-    /// Attention heads, dividing `d = G * E` (8).
-    pub heads: u8,
-    /// FFN inner width `F` (4096).
-    pub ffn: u16,
+    /// Context, per-byte width, bytes per token, heads and FFN width.
+    pub shape: TokenShape,
     /// Times the shared FFN block is applied (2).
     pub passes: u8,
 }
@@ -53,34 +44,39 @@ pub struct TraceConfig {
 impl TraceConfig {
     /// The paper's configuration: 64 bytes, 16 tokens of 256, 8 heads, FFN 4096 twice.
     pub const PAPER: TraceConfig = TraceConfig {
-        context: 64,
-        embed: 64,
-        group: 4,
-        heads: 8,
-        ffn: 4096,
+        shape: TokenShape::PAPER,
         passes: 2,
     };
 
+    /// The same configuration with `context` bytes (and so `context / group` tokens).
+    pub fn with_context(self, context: u16) -> Self {
+        TraceConfig {
+            shape: TokenShape {
+                context,
+                ..self.shape
+            },
+            ..self
+        }
+    }
+
+    /// The same configuration with `tokens` tokens (`tokens * group` context bytes).
+    pub fn with_tokens(self, tokens: u16) -> Self {
+        self.with_context(tokens * u16::from(self.shape.group))
+    }
+
     /// Tokens `L / G`.
     pub fn tokens(&self) -> usize {
-        usize::from(self.context) / usize::from(self.group)
+        self.shape.tokens()
     }
 
     /// Token width `d = G * E`.
     pub fn width(&self) -> usize {
-        usize::from(self.group) * usize::from(self.embed)
+        self.shape.width()
     }
 
     /// Checks the limits of doc/FORMAT.md.
     pub fn validate(&self) -> Result<(), String> {
-        validate_tokens(
-            "TRACE",
-            self.context,
-            self.embed,
-            self.group,
-            self.heads,
-            self.ffn,
-        )?;
+        self.shape.validate("TRACE")?;
         if !(1..=4).contains(&self.passes) {
             return Err(format!("TRACE passes {} outside 1..=4", self.passes));
         }
@@ -90,16 +86,16 @@ impl TraceConfig {
     /// Forward multiply-adds per predicted byte (last-token computation).
     pub fn forward_macs(&self) -> u64 {
         let (tk, d) = (self.tokens() as u64, self.width() as u64);
-        let dh = d / u64::from(self.heads);
-        let f = u64::from(self.ffn);
+        let dh = d / u64::from(self.shape.heads);
+        let f = u64::from(self.shape.ffn);
         tk * 2 * d * d + d * d + d * (tk * dh + dh) + u64::from(self.passes) * 2 * d * f + 256 * d
     }
 
     /// Multiply-adds the reference's all-tokens computation would spend (for comparison).
     pub fn reference_macs(&self) -> u64 {
         let (tk, d) = (self.tokens() as u64, self.width() as u64);
-        let dh = d / u64::from(self.heads);
-        let f = u64::from(self.ffn);
+        let dh = d / u64::from(self.shape.heads);
+        let f = u64::from(self.shape.ffn);
         tk * (3 * d * d + 2 * d * dh + u64::from(self.passes) * 2 * d * f + 256 * d)
     }
 
@@ -109,10 +105,11 @@ impl TraceConfig {
         let (tk, d, f, s) = (
             self.tokens() as u64,
             self.width() as u64,
-            u64::from(self.ffn),
+            u64::from(self.shape.ffn),
             streams as u64,
         );
-        let params = 128 * u64::from(self.embed) + 3 * d * d + 2 * d * f + 256 * d + f + 263 * d;
+        let params =
+            128 * u64::from(self.shape.embed) + 3 * d * d + 2 * d * f + 256 * d + f + 263 * d;
         let passes = u64::from(self.passes);
         let acts = s * (tk * d * 24 + passes * (4 * f + 10 * d) + 8 * d + 4 * 256);
         4 * (4 * params + acts)
@@ -120,116 +117,64 @@ impl TraceConfig {
 
     /// One line for listings.
     pub fn describe(&self) -> String {
-        format!(
-            "trace (context {}, embed {}, {} tokens of {}, {} heads, ffn {} x{})",
-            self.context,
-            self.embed,
-            self.tokens(),
-            self.width(),
-            self.heads,
-            self.ffn,
-            self.passes
-        )
+        format!("trace ({} x{})", self.shape.describe(), self.passes)
     }
 }
 
-/// The shared limits of the token backbones (TRACE, PatchTST).
-pub(crate) fn validate_tokens(
-    name: &str,
-    context: u16,
-    embed: u16,
-    group: u8,
-    heads: u8,
-    ffn: u16,
-) -> Result<(), String> {
-    let (l, e, g, h, f) = (
-        usize::from(context),
-        usize::from(embed),
-        usize::from(group),
-        usize::from(heads),
-        usize::from(ffn),
-    );
-    if !(1..=1024).contains(&l) {
-        return Err(format!("{name} context {l} outside 1..=1024"));
+impl crate::BackboneSpec for TraceConfig {
+    fn id(&self) -> u8 {
+        2
     }
-    if !(4..=1024).contains(&e) || !e.is_multiple_of(4) || l * e > 16384 {
-        return Err(format!(
-            "{name} embed {e}: must be a multiple of 4 in 4..=1024 with context x embed <= 16384"
-        ));
+
+    fn name(&self) -> &'static str {
+        "trace"
     }
-    if g == 0 || !l.is_multiple_of(g) || g * e > 4096 {
-        return Err(format!(
-            "{name} group {g}: must divide context {l}, with group x embed <= 4096"
-        ));
+
+    fn context(&self) -> usize {
+        self.shape.context.into()
     }
-    if h == 0 || !(g * e).is_multiple_of(h) {
-        return Err(format!(
-            "{name} heads {h}: must divide the token width {}",
-            g * e
-        ));
+
+    fn validate(&self) -> Result<(), String> {
+        TraceConfig::validate(self)
     }
-    if !(1..=16384).contains(&f) {
-        return Err(format!("{name} ffn {f} outside 1..=16384"));
+
+    fn memory_bytes(&self, streams: usize) -> u64 {
+        TraceConfig::memory_bytes(self, streams)
     }
-    Ok(())
+
+    fn forward_macs(&self) -> u64 {
+        TraceConfig::forward_macs(self)
+    }
+
+    fn describe(&self) -> String {
+        TraceConfig::describe(self)
+    }
+
+    fn build(&self, streams: usize, seed: u64) -> Box<dyn crate::Backbone> {
+        Box::new(Trace::new(self, streams, seed))
+    }
+}
+
+impl crate::BodySpec for TraceConfig {
+    fn input_shape(&self) -> (usize, usize) {
+        (self.tokens(), self.width())
+    }
+
+    fn build_body(&self, streams: usize, rng: &mut Rng) -> Box<dyn crate::Body> {
+        Box::new(TraceBody::new(self, streams, rng))
+    }
 }
 
 /// TRACE with its byte front end.
-pub struct Trace {
-    context: usize,
-    front: TokenFront,
-    body: TraceBody,
-}
+pub type Trace = TokenBackbone<TraceBody>;
 
 impl Trace {
     /// A freshly initialised TRACE for up to `streams` streams.
     pub fn new(config: &TraceConfig, streams: usize, seed: u64) -> Self {
         config.validate().expect("valid TRACE configuration");
-        let mut rng = Rng::new(seed);
-        let front = TokenFront::new(
-            config.context.into(),
-            config.embed.into(),
-            streams,
-            &mut rng.fork(),
-        );
-        let body = TraceBody::new(config, streams, &mut rng);
-        Trace {
-            context: config.context.into(),
-            front,
-            body,
-        }
-    }
-}
-
-impl Backbone for Trace {
-    fn context(&self) -> usize {
-        self.context
-    }
-
-    fn forward(&mut self, ctx: &[u8], rows: usize) -> &[f32] {
-        assert_eq!(
-            ctx.len(),
-            rows * self.context(),
-            "TRACE: context must be [rows x L]"
-        );
-        let x = self.front.forward(ctx);
-        self.body.forward(x)
-    }
-
-    fn backward(&mut self, dlogits: &[f32]) {
-        let dx = self.body.backward(dlogits);
-        self.front.backward(dx);
-    }
-
-    fn visit_params(&mut self, f: &mut dyn FnMut(&mut Param)) {
-        self.front.visit_params(f);
-        Body::visit_params(&mut self.body, f);
-    }
-
-    fn reset(&mut self) {}
-
-    fn forward_macs(&self) -> u64 {
-        self.body.forward_macs()
+        TokenBackbone::with_body("TRACE", &config.shape, streams, seed, |rng| {
+            TraceBody::new(config, streams, rng)
+        })
     }
 }
 
@@ -277,8 +222,12 @@ pub struct TraceBody {
 impl TraceBody {
     /// A freshly initialised body for up to `streams` streams, drawing from `rng`.
     pub fn new(config: &TraceConfig, streams: usize, rng: &mut Rng) -> Self {
-        let (tk, d, f) = (config.tokens(), config.width(), usize::from(config.ffn));
-        let heads = usize::from(config.heads);
+        let (tk, d, f) = (
+            config.tokens(),
+            config.width(),
+            usize::from(config.shape.ffn),
+        );
+        let heads = usize::from(config.shape.heads);
         let q_map = Linear::new(d, d, true, streams, &mut rng.fork());
         let kv_map = Linear::new(d, 2 * d, true, streams * tk, &mut rng.fork());
         let up = Linear::new(d, f, true, streams, &mut rng.fork());

@@ -3,14 +3,16 @@
 
 mod common;
 
-use sep_model::{BackboneConfig, PatchTstConfig};
+use sep_model::{BackboneConfig, PatchTstConfig, TokenShape};
 
 const TINY: PatchTstConfig = PatchTstConfig {
-    context: 8,
-    embed: 8,
-    group: 2,
-    heads: 2,
-    ffn: 16,
+    shape: TokenShape {
+        context: 8,
+        embed: 8,
+        group: 2,
+        heads: 2,
+        ffn: 16,
+    },
     layers: 1,
 };
 
@@ -19,10 +21,12 @@ fn gradients() {
     common::gradient_check(&BackboneConfig::PatchTst(TINY), &mut |_| {});
     common::gradient_check(
         &BackboneConfig::PatchTst(PatchTstConfig {
+            shape: TokenShape {
+                group: 4,
+                heads: 4,
+                ..TINY.shape
+            },
             layers: 2,
-            group: 4,
-            heads: 4,
-            ..TINY
         }),
         &mut |_| {},
     );
@@ -58,12 +62,33 @@ fn config_validates() {
     let c = PatchTstConfig::PAPER;
     assert!(c.validate().is_ok());
     for bad in [
-        PatchTstConfig { group: 64, ..c },
-        PatchTstConfig { embed: 30, ..c },
-        PatchTstConfig { heads: 3, ..c },
+        PatchTstConfig {
+            shape: TokenShape {
+                group: 64,
+                ..c.shape
+            },
+            ..c
+        },
+        PatchTstConfig {
+            shape: TokenShape {
+                embed: 30,
+                ..c.shape
+            },
+            ..c
+        },
+        PatchTstConfig {
+            shape: TokenShape {
+                heads: 3,
+                ..c.shape
+            },
+            ..c
+        },
         PatchTstConfig { layers: 0, ..c },
         PatchTstConfig { layers: 9, ..c },
-        PatchTstConfig { ffn: 0, ..c },
+        PatchTstConfig {
+            shape: TokenShape { ffn: 0, ..c.shape },
+            ..c
+        },
     ] {
         let msg = bad.validate().unwrap_err();
         assert!(msg.starts_with("PatchTST"), "{msg}");

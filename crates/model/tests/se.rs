@@ -6,7 +6,7 @@ mod common;
 
 use sep_model::{
     Adaptive, Backbone, BackboneConfig, PacConfig, PatchTstConfig, Se, SeBody, SeConfig,
-    TraceConfig,
+    TokenShape, TraceConfig,
 };
 
 const SOFT: Adaptive = Adaptive::Soft {
@@ -63,11 +63,13 @@ fn trace(stride: u8, adaptive: Adaptive) -> SeConfig {
         tokens: 3,
         adaptive,
         body: SeBody::Trace(TraceConfig {
-            context: 6,
-            embed: 8,
-            group: 2,
-            heads: 2,
-            ffn: 16,
+            shape: TokenShape {
+                context: 6,
+                embed: 8,
+                group: 2,
+                heads: 2,
+                ffn: 16,
+            },
             passes: 2,
         }),
     }
@@ -85,11 +87,13 @@ fn patchtst(adaptive: Adaptive) -> SeConfig {
         tokens: 2,
         adaptive,
         body: SeBody::PatchTst(PatchTstConfig {
-            context: 6,
-            embed: 4,
-            group: 3,
-            heads: 2,
-            ffn: 16,
+            shape: TokenShape {
+                context: 6,
+                embed: 4,
+                group: 3,
+                heads: 2,
+                ffn: 16,
+            },
             layers: 1,
         }),
     }
@@ -369,10 +373,7 @@ fn paper_shapes() {
         newest_init: false,
         tokens: 4,
         adaptive: Adaptive::Off,
-        body: SeBody::Trace(TraceConfig {
-            context: 16,
-            ..TraceConfig::PAPER
-        }),
+        body: SeBody::Trace(TraceConfig::PAPER.with_context(16)),
     };
     assert_eq!(c.validate(), Ok(()));
     assert_eq!((c.patches(), c.offset(), c.features()), (61, 0, 256));

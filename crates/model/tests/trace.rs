@@ -3,14 +3,16 @@
 
 mod common;
 
-use sep_model::{BackboneConfig, TraceConfig};
+use sep_model::{BackboneConfig, TokenShape, TraceConfig};
 
 const TINY: TraceConfig = TraceConfig {
-    context: 8,
-    embed: 8,
-    group: 2,
-    heads: 2,
-    ffn: 16,
+    shape: TokenShape {
+        context: 8,
+        embed: 8,
+        group: 2,
+        heads: 2,
+        ffn: 16,
+    },
     passes: 2,
 };
 
@@ -19,10 +21,12 @@ fn gradients() {
     common::gradient_check(&BackboneConfig::Trace(TINY), &mut |_| {});
     common::gradient_check(
         &BackboneConfig::Trace(TraceConfig {
+            shape: TokenShape {
+                group: 4,
+                heads: 1,
+                ..TINY.shape
+            },
             passes: 1,
-            group: 4,
-            heads: 1,
-            ..TINY
         }),
         &mut |_| {},
     );
@@ -64,16 +68,49 @@ fn config_validates() {
     let c = TraceConfig::PAPER;
     assert!(c.validate().is_ok());
     for bad in [
-        TraceConfig { embed: 62, ..c },
-        TraceConfig { group: 5, ..c },
-        TraceConfig { group: 0, ..c },
-        TraceConfig { heads: 7, ..c },
-        TraceConfig { heads: 0, ..c },
-        TraceConfig { ffn: 0, ..c },
+        TraceConfig {
+            shape: TokenShape {
+                embed: 62,
+                ..c.shape
+            },
+            ..c
+        },
+        TraceConfig {
+            shape: TokenShape {
+                group: 5,
+                ..c.shape
+            },
+            ..c
+        },
+        TraceConfig {
+            shape: TokenShape {
+                group: 0,
+                ..c.shape
+            },
+            ..c
+        },
+        TraceConfig {
+            shape: TokenShape {
+                heads: 7,
+                ..c.shape
+            },
+            ..c
+        },
+        TraceConfig {
+            shape: TokenShape {
+                heads: 0,
+                ..c.shape
+            },
+            ..c
+        },
+        TraceConfig {
+            shape: TokenShape { ffn: 0, ..c.shape },
+            ..c
+        },
         TraceConfig { passes: 0, ..c },
         TraceConfig { passes: 5, ..c },
-        TraceConfig { context: 0, ..c },
-        TraceConfig { context: 512, ..c },
+        c.with_context(0),
+        c.with_context(512),
     ] {
         let msg = bad.validate().unwrap_err();
         assert!(msg.starts_with("TRACE"), "{msg}");

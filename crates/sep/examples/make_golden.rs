@@ -18,7 +18,7 @@ use sep::{
     CmConfig, MixConfig, Model, ModelConfig, Options, Preset,
     neural::{
         AdamConfig, Adaptive, BackboneConfig, NeuralConfig, PacConfig, PatchTstConfig, SeBody,
-        SeConfig, TraceConfig,
+        SeConfig, TokenShape, TraceConfig,
     },
 };
 use std::collections::BTreeMap;
@@ -33,19 +33,23 @@ const PAC: PacConfig = PacConfig {
     cache: true,
 };
 const TRACE: TraceConfig = TraceConfig {
-    context: 8,
-    embed: 8,
-    group: 2,
-    heads: 2,
-    ffn: 32,
+    shape: TokenShape {
+        context: 8,
+        embed: 8,
+        group: 2,
+        heads: 2,
+        ffn: 32,
+    },
     passes: 2,
 };
 const PATCHTST: PatchTstConfig = PatchTstConfig {
-    context: 8,
-    embed: 8,
-    group: 2,
-    heads: 2,
-    ffn: 32,
+    shape: TokenShape {
+        context: 8,
+        embed: 8,
+        group: 2,
+        heads: 2,
+        ffn: 32,
+    },
     layers: 1,
 };
 
@@ -115,10 +119,7 @@ fn models() -> Vec<(&'static str, Model)> {
         (
             "se-trace",
             Model::Neural(neural(se(
-                SeBody::Trace(TraceConfig {
-                    context: 4,
-                    ..TRACE
-                }),
+                SeBody::Trace(TRACE.with_context(4)),
                 Adaptive::Soft {
                     per_element: true,
                     keep_every: 2,
@@ -130,10 +131,7 @@ fn models() -> Vec<(&'static str, Model)> {
         (
             "se-patchtst",
             Model::Neural(neural(se(
-                SeBody::PatchTst(PatchTstConfig {
-                    context: 4,
-                    ..PATCHTST
-                }),
+                SeBody::PatchTst(PATCHTST.with_context(4)),
                 Adaptive::Hard {
                     keep_every: 2,
                     threshold: 0.5,

@@ -92,24 +92,18 @@ fn main() {
             pac.embed = embed.unwrap_or(pac.embed);
             pac.cache = cache.unwrap_or(pac.cache);
         }
-        sep::neural::BackboneConfig::Trace(t) => {
-            t.ffn = ffn.unwrap_or(t.ffn);
-            t.embed = embed.unwrap_or(t.embed);
-            t.heads = heads.unwrap_or(t.heads);
-        }
-        sep::neural::BackboneConfig::PatchTst(t) => {
-            t.ffn = ffn.unwrap_or(t.ffn);
-            t.embed = embed.unwrap_or(t.embed);
-            t.heads = heads.unwrap_or(t.heads);
+        sep::neural::BackboneConfig::Trace(sep::neural::TraceConfig { shape, .. })
+        | sep::neural::BackboneConfig::PatchTst(sep::neural::PatchTstConfig { shape, .. }) => {
+            shape.ffn = ffn.unwrap_or(shape.ffn);
+            shape.embed = embed.unwrap_or(shape.embed);
+            shape.heads = heads.unwrap_or(shape.heads);
         }
         sep::neural::BackboneConfig::Se(sep::neural::SeConfig {
-            body: sep::neural::SeBody::Trace(t),
+            body:
+                sep::neural::SeBody::Trace(sep::neural::TraceConfig { shape, .. })
+                | sep::neural::SeBody::PatchTst(sep::neural::PatchTstConfig { shape, .. }),
             ..
-        }) => t.ffn = ffn.unwrap_or(t.ffn),
-        sep::neural::BackboneConfig::Se(sep::neural::SeConfig {
-            body: sep::neural::SeBody::PatchTst(t),
-            ..
-        }) => t.ffn = ffn.unwrap_or(t.ffn),
+        }) => shape.ffn = ffn.unwrap_or(shape.ffn),
     }
     config.backbone.validate().expect("valid backbone");
     let second = sep::neural::Knobs {

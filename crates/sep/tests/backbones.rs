@@ -8,7 +8,7 @@ use sep::{
     Model, ModelConfig, Options,
     neural::{
         Adaptive, BackboneConfig, NeuralConfig, PacConfig, PatchTstConfig, SeBody, SeConfig,
-        TraceConfig,
+        TokenShape, TraceConfig,
     },
 };
 
@@ -20,19 +20,23 @@ const PAC: PacConfig = PacConfig {
     cache: true,
 };
 const TRACE: TraceConfig = TraceConfig {
-    context: 8,
-    embed: 8,
-    group: 2,
-    heads: 2,
-    ffn: 32,
+    shape: TokenShape {
+        context: 8,
+        embed: 8,
+        group: 2,
+        heads: 2,
+        ffn: 32,
+    },
     passes: 2,
 };
 const PATCHTST: PatchTstConfig = PatchTstConfig {
-    context: 8,
-    embed: 8,
-    group: 2,
-    heads: 2,
-    ffn: 32,
+    shape: TokenShape {
+        context: 8,
+        embed: 8,
+        group: 2,
+        heads: 2,
+        ffn: 32,
+    },
     layers: 1,
 };
 
@@ -82,14 +86,8 @@ fn se(body: SeBody, stride: u8, adaptive: Adaptive) -> SeConfig {
 fn all_backbones() -> Vec<BackboneConfig> {
     let bodies = [
         SeBody::Pac(PAC),
-        SeBody::Trace(TraceConfig {
-            context: 4,
-            ..TRACE
-        }),
-        SeBody::PatchTst(PatchTstConfig {
-            context: 4,
-            ..PATCHTST
-        }),
+        SeBody::Trace(TRACE.with_context(4)),
+        SeBody::PatchTst(PATCHTST.with_context(4)),
     ];
     let mut all = vec![
         BackboneConfig::Pac(PAC),
@@ -155,19 +153,23 @@ fn archives_do_not_depend_on_kernel_threads() {
     // Sizes at which the kernels split products over threads (2^22 multiply-adds):
     // 64 streams of 8 tokens of 128 features.
     let trace = TraceConfig {
-        context: 32,
-        embed: 32,
-        group: 4,
-        heads: 4,
-        ffn: 512,
+        shape: TokenShape {
+            context: 32,
+            embed: 32,
+            group: 4,
+            heads: 4,
+            ffn: 512,
+        },
         passes: 2,
     };
     let patchtst = PatchTstConfig {
-        context: 32,
-        embed: 32,
-        group: 4,
-        heads: 4,
-        ffn: 512,
+        shape: TokenShape {
+            context: 32,
+            embed: 32,
+            group: 4,
+            heads: 4,
+            ffn: 512,
+        },
         layers: 1,
     };
     let se_trace = SeConfig {
@@ -183,10 +185,7 @@ fn archives_do_not_depend_on_kernel_threads() {
             threshold: 0.5,
             sparsity: 0.01,
         },
-        body: SeBody::Trace(TraceConfig {
-            context: 8,
-            ..trace
-        }),
+        body: SeBody::Trace(trace.with_context(8)),
     };
     let se_patchtst = SeConfig {
         positions: false,
@@ -198,10 +197,7 @@ fn archives_do_not_depend_on_kernel_threads() {
             threshold: 0.5,
             slope: 10.0,
         },
-        body: SeBody::PatchTst(PatchTstConfig {
-            context: 16,
-            ..patchtst
-        }),
+        body: SeBody::PatchTst(patchtst.with_context(16)),
         ..se_trace
     };
     let data = sample(1300);
@@ -238,14 +234,7 @@ fn with_header(archive: &[u8], h: &sep::format::Header) -> Vec<u8> {
 
 #[test]
 fn bad_header_fields_are_rejected_with_their_name() {
-    let b = BackboneConfig::Se(se(
-        SeBody::Trace(TraceConfig {
-            context: 4,
-            ..TRACE
-        }),
-        2,
-        modes(2)[3],
-    ));
+    let b = BackboneConfig::Se(se(SeBody::Trace(TRACE.with_context(4)), 2, modes(2)[3]));
     let data = sample(700);
     let o = Options {
         model: Model::Neural(neural(b, 4)),

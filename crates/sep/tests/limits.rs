@@ -7,7 +7,9 @@
 use sep::format::{BlockHeader, BlockType, EndRecord, Header};
 use sep::{
     Error, Model, ModelConfig, Options,
-    neural::{BackboneConfig, PacConfig, PatchTstConfig, SeBody, SeConfig, TraceConfig},
+    neural::{
+        BackboneConfig, PacConfig, PatchTstConfig, SeBody, SeConfig, TokenShape, TraceConfig,
+    },
 };
 use sep_kernels::CountingAllocator;
 
@@ -139,19 +141,23 @@ const PAC_MAX: PacConfig = PacConfig {
     cache: true,
 };
 const TRACE_MAX: TraceConfig = TraceConfig {
-    context: 1024,
-    embed: 16,
-    group: 4,
-    heads: 8,
-    ffn: 16384,
+    shape: TokenShape {
+        context: 1024,
+        embed: 16,
+        group: 4,
+        heads: 8,
+        ffn: 16384,
+    },
     passes: 4,
 };
 const PATCHTST_MAX: PatchTstConfig = PatchTstConfig {
-    context: 1024,
-    embed: 16,
-    group: 4,
-    heads: 8,
-    ffn: 16384,
+    shape: TokenShape {
+        context: 1024,
+        embed: 16,
+        group: 4,
+        heads: 8,
+        ffn: 16384,
+    },
     layers: 4,
 };
 
@@ -159,11 +165,13 @@ fn se_max() -> SeConfig {
     // 256 bytes in 241 patches of 16 bytes x 256 features (4096, the limit), mapped
     // to the 4 tokens of 4096 of the largest TRACE body whose tokens are that wide.
     let body = SeBody::Trace(TraceConfig {
-        context: 16,
-        embed: 1024,
-        group: 4,
-        heads: 8,
-        ffn: 16384,
+        shape: TokenShape {
+            context: 16,
+            embed: 1024,
+            group: 4,
+            heads: 8,
+            ffn: 16384,
+        },
         passes: 4,
     });
     let (tokens, width) = body.input_shape();

@@ -3,16 +3,18 @@
 //! malformed field is refused with an error that names it.
 
 use sep::neural::{
-    Adaptive, BackboneConfig, PacConfig, PatchTstConfig, SeBody, SeConfig, TraceConfig,
+    Adaptive, BackboneConfig, PacConfig, PatchTstConfig, SeBody, SeConfig, TokenShape, TraceConfig,
 };
 use sep::params::{ParamError, read_backbone, read_cm, write_backbone, write_cm};
 
 const TRACE: TraceConfig = TraceConfig {
-    context: 6,
-    embed: 8,
-    group: 2,
-    heads: 2,
-    ffn: 8,
+    shape: TokenShape {
+        context: 6,
+        embed: 8,
+        group: 2,
+        heads: 2,
+        ffn: 8,
+    },
     passes: 2,
 };
 

@@ -1,7 +1,7 @@
 //! [`SeConfig`]: the semantics enhancement's hyperparameters and their limits
 //! (their archive form is `sep::params`'s).
 
-use crate::{Body, PacBody, PacConfig, PatchTstBody, PatchTstConfig, TraceBody, TraceConfig};
+use crate::{Body, BodySpec, PacConfig, PatchTstConfig, TraceConfig};
 use sep_nn::Rng;
 
 /// How the patches are gated: doc/SEP-DESIGN.md section 4, step 3 (adaptive stride).
@@ -114,74 +114,52 @@ pub enum SeBody {
 }
 
 impl SeBody {
-    /// The body's backbone id (doc/FORMAT.md): 1 PAC, 2 TRACE, 3 PatchTST.
-    pub fn id(&self) -> u8 {
+    /// The body's configuration behind its [`BodySpec`]: the one place a body is
+    /// registered.
+    pub fn spec(&self) -> &dyn BodySpec {
         match self {
-            SeBody::Pac(_) => 1,
-            SeBody::Trace(_) => 2,
-            SeBody::PatchTst(_) => 3,
+            SeBody::Pac(c) => c,
+            SeBody::Trace(c) => c,
+            SeBody::PatchTst(c) => c,
         }
     }
 
+    /// The body's backbone id (doc/FORMAT.md): 1 PAC, 2 TRACE, 3 PatchTST.
+    pub fn id(&self) -> u8 {
+        self.spec().id()
+    }
+
     fn validate(&self) -> Result<(), String> {
-        match self {
-            SeBody::Pac(c) => c.validate(),
-            SeBody::Trace(c) => c.validate(),
-            SeBody::PatchTst(c) => c.validate(),
-        }
+        self.spec().validate()
     }
 
     /// `(tokens, width)` the body reads; PAC reads one vector.
     pub fn input_shape(&self) -> (usize, usize) {
-        match self {
-            SeBody::Pac(c) => (1, c.hidden()),
-            SeBody::Trace(c) => (c.tokens(), c.width()),
-            SeBody::PatchTst(c) => (c.tokens(), c.width()),
-        }
+        self.spec().input_shape()
     }
 
     /// The body's forward multiply-adds per row.
     pub fn forward_macs(&self) -> u64 {
-        match self {
-            SeBody::Pac(c) => c.forward_macs(),
-            SeBody::Trace(c) => c.forward_macs(),
-            SeBody::PatchTst(c) => c.forward_macs(),
-        }
+        self.spec().forward_macs()
     }
 
     /// Memory of the whole plain backbone (an upper bound for its body).
     pub fn memory_bytes(&self, streams: usize) -> u64 {
-        match self {
-            SeBody::Pac(c) => c.memory_bytes(streams),
-            SeBody::Trace(c) => c.memory_bytes(streams),
-            SeBody::PatchTst(c) => c.memory_bytes(streams),
-        }
+        self.spec().memory_bytes(streams)
     }
 
     /// Builds the body for up to `streams` streams, drawing from `rng`.
     pub fn build(&self, streams: usize, rng: &mut Rng) -> Box<dyn Body> {
-        match self {
-            SeBody::Pac(c) => Box::new(PacBody::new(c, streams, rng)),
-            SeBody::Trace(c) => Box::new(TraceBody::new(c, streams, rng)),
-            SeBody::PatchTst(c) => Box::new(PatchTstBody::new(c, streams, rng)),
-        }
+        self.spec().build_body(streams, rng)
     }
 
     /// The backbone's name.
     pub fn name(&self) -> &'static str {
-        match self {
-            SeBody::Pac(_) => "pac",
-            SeBody::Trace(_) => "trace",
-            SeBody::PatchTst(_) => "patchtst",
-        }
+        self.spec().name()
     }
 
     fn describe(&self) -> String {
-        match self {
-            SeBody::Pac(c) => c.describe(),
-            SeBody::Trace(c) => c.describe(),
-            SeBody::PatchTst(c) => c.describe(),
-        }
+        self.spec().describe()
     }
 }
 
@@ -381,6 +359,40 @@ impl SeConfig {
             self.features(),
             self.body.describe()
         )
+    }
+}
+
+impl crate::BackboneSpec for SeConfig {
+    fn id(&self) -> u8 {
+        4
+    }
+
+    fn name(&self) -> &'static str {
+        "se"
+    }
+
+    fn context(&self) -> usize {
+        self.context.into()
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        SeConfig::validate(self)
+    }
+
+    fn memory_bytes(&self, streams: usize) -> u64 {
+        SeConfig::memory_bytes(self, streams)
+    }
+
+    fn forward_macs(&self) -> u64 {
+        SeConfig::forward_macs(self)
+    }
+
+    fn describe(&self) -> String {
+        SeConfig::describe(self)
+    }
+
+    fn build(&self, streams: usize, seed: u64) -> Box<dyn crate::Backbone> {
+        Box::new(crate::Se::new(self, streams, seed))
     }
 }
 

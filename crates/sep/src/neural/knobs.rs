@@ -4,7 +4,7 @@
 
 use super::{
     Adaptive, BackboneConfig, NeuralConfig, PacConfig, PatchTstConfig, SeBody, SeConfig,
-    TraceConfig,
+    TokenShape, TraceConfig,
 };
 use crate::preset::Preset;
 
@@ -78,19 +78,23 @@ impl BackboneKind {
         match self {
             BackboneKind::Pac => NeuralConfig::preset(Preset::Default).backbone,
             BackboneKind::Trace => BackboneConfig::Trace(TraceConfig {
-                context: 32,
-                embed: 16,
-                group: 4,
-                heads: 2,
-                ffn: 256,
+                shape: TokenShape {
+                    context: 32,
+                    embed: 16,
+                    group: 4,
+                    heads: 2,
+                    ffn: 256,
+                },
                 passes: 2,
             }),
             BackboneKind::PatchTst => BackboneConfig::PatchTst(PatchTstConfig {
-                context: 32,
-                embed: 16,
-                group: 4,
-                heads: 2,
-                ffn: 256,
+                shape: TokenShape {
+                    context: 32,
+                    embed: 16,
+                    group: 4,
+                    heads: 2,
+                    ffn: 256,
+                },
                 layers: 1,
             }),
         }
@@ -264,42 +268,37 @@ pub(super) fn se_on(b: &BackboneConfig) -> Result<BackboneConfig, String> {
         },
         BackboneConfig::Trace(t) => {
             let tokens = (t.tokens() / 4).max(1) as u16;
-            SeConfig {
-                context: t.context,
-                patch: t.group,
-                stride: 1,
-                embed: t.embed,
-                positions: true,
-                newest_init: false,
-                tokens,
-                adaptive: Adaptive::Off,
-                body: SeBody::Trace(TraceConfig {
-                    context: tokens * u16::from(t.group),
-                    ..t
-                }),
-            }
+            token_se(&t.shape, tokens, true, SeBody::Trace(t.with_tokens(tokens)))
         }
         BackboneConfig::PatchTst(t) => {
             let tokens = (t.tokens() / 2).max(2) as u16;
-            SeConfig {
-                context: t.context,
-                patch: t.group,
-                stride: 1,
-                embed: t.embed,
-                positions: false,
-                newest_init: false,
+            token_se(
+                &t.shape,
                 tokens,
-                adaptive: Adaptive::Off,
-                body: SeBody::PatchTst(PatchTstConfig {
-                    context: tokens * u16::from(t.group),
-                    ..t
-                }),
-            }
+                false,
+                SeBody::PatchTst(t.with_tokens(tokens)),
+            )
         }
     };
     s.adaptive = AdaptiveKind::Soft.default_for(&s);
     s.validate()?;
     Ok(BackboneConfig::Se(s))
+}
+
+/// The SE in front of a token body (TRACE or PatchTST) of `shape`: the same context,
+/// patches of one token's bytes and features, `tokens` tokens for `body`.
+fn token_se(shape: &TokenShape, tokens: u16, positions: bool, body: SeBody) -> SeConfig {
+    SeConfig {
+        context: shape.context,
+        patch: shape.group,
+        stride: 1,
+        embed: shape.embed,
+        positions,
+        newest_init: false,
+        tokens,
+        adaptive: Adaptive::Off,
+        body,
+    }
 }
 
 /// The SE variant measured best on a CPU for each body (README, "Semantics
@@ -321,14 +320,8 @@ fn se_off(b: &BackboneConfig) -> BackboneConfig {
     match *b {
         BackboneConfig::Se(s) => match s.body {
             SeBody::Pac(p) => BackboneConfig::Pac(p),
-            SeBody::Trace(t) => BackboneConfig::Trace(TraceConfig {
-                context: s.context,
-                ..t
-            }),
-            SeBody::PatchTst(t) => BackboneConfig::PatchTst(PatchTstConfig {
-                context: s.context,
-                ..t
-            }),
+            SeBody::Trace(t) => BackboneConfig::Trace(t.with_context(s.context)),
+            SeBody::PatchTst(t) => BackboneConfig::PatchTst(t.with_context(s.context)),
         },
         ref other => other.clone(),
     }
@@ -343,14 +336,8 @@ fn resize_body(body: SeBody, tokens: u16) -> Result<SeBody, KnobError> {
                 "an SE in front of PAC makes one token",
             ));
         }
-        SeBody::Trace(t) => SeBody::Trace(TraceConfig {
-            context: tokens * u16::from(t.group),
-            ..t
-        }),
-        SeBody::PatchTst(t) => SeBody::PatchTst(PatchTstConfig {
-            context: tokens * u16::from(t.group),
-            ..t
-        }),
+        SeBody::Trace(t) => SeBody::Trace(t.with_tokens(tokens)),
+        SeBody::PatchTst(t) => SeBody::PatchTst(t.with_tokens(tokens)),
     })
 }
 
@@ -358,8 +345,8 @@ fn resize_body(body: SeBody, tokens: u16) -> Result<SeBody, KnobError> {
 fn set_context(b: &mut BackboneConfig, l: u16) -> Result<(), String> {
     match b {
         BackboneConfig::Pac(p) => p.context = l,
-        BackboneConfig::Trace(t) => t.context = l,
-        BackboneConfig::PatchTst(t) => t.context = l,
+        BackboneConfig::Trace(t) => t.shape.context = l,
+        BackboneConfig::PatchTst(t) => t.shape.context = l,
         BackboneConfig::Se(s) => s.context = l,
     }
     b.validate()

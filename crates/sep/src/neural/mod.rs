@@ -31,7 +31,7 @@
 
 use crate::preset::Preset;
 pub use sep_model::{
-    Adaptive, BackboneConfig, PacConfig, PatchTstConfig, SeBody, SeConfig, TraceConfig,
+    Adaptive, BackboneConfig, PacConfig, PatchTstConfig, SeBody, SeConfig, TokenShape, TraceConfig,
 };
 pub use sep_nn::AdamConfig;
 

@@ -2,7 +2,7 @@
 
 use super::{ParamError, at_least, fixed, reserved, u16_at};
 use sep_model::{
-    Adaptive, BackboneConfig, PacConfig, PatchTstConfig, SeBody, SeConfig, TraceConfig,
+    Adaptive, BackboneConfig, PacConfig, PatchTstConfig, SeBody, SeConfig, TokenShape, TraceConfig,
 };
 
 /// Length of the SE's fixed part, before its body's parameters (section 4.8).
@@ -62,54 +62,57 @@ fn read_pac(b: &[u8]) -> Result<PacConfig, ParamError> {
 
 /// Sections 4.6 and 4.7: `context u16, embed u16, group u8, heads u8, ffn u16,
 /// passes (TRACE) or layers (PatchTST) u8, reserved u8`.
-fn write_tokens(context: u16, embed: u16, group: u8, heads: u8, ffn: u16, depth: u8) -> Vec<u8> {
+fn write_tokens(shape: &TokenShape, depth: u8) -> Vec<u8> {
     let mut b = Vec::with_capacity(10);
-    b.extend_from_slice(&context.to_le_bytes());
-    b.extend_from_slice(&embed.to_le_bytes());
-    b.push(group);
-    b.push(heads);
-    b.extend_from_slice(&ffn.to_le_bytes());
+    b.extend_from_slice(&shape.context.to_le_bytes());
+    b.extend_from_slice(&shape.embed.to_le_bytes());
+    b.push(shape.group);
+    b.push(shape.heads);
+    b.extend_from_slice(&shape.ffn.to_le_bytes());
     b.push(depth);
     b.push(0);
     b
 }
 
 fn write_trace(c: &TraceConfig) -> Vec<u8> {
-    write_tokens(c.context, c.embed, c.group, c.heads, c.ffn, c.passes)
+    write_tokens(&c.shape, c.passes)
 }
 
 fn write_patchtst(c: &PatchTstConfig) -> Vec<u8> {
-    write_tokens(c.context, c.embed, c.group, c.heads, c.ffn, c.layers)
+    write_tokens(&c.shape, c.layers)
 }
 
 fn read_trace(b: &[u8]) -> Result<TraceConfig, ParamError> {
-    let b = fixed::<10>("TRACE parameters", b)?;
-    reserved("TRACE byte 9", b[9].into())?;
-    let c = TraceConfig {
-        context: u16_at(b, 0),
-        embed: u16_at(b, 2),
-        group: b[4],
-        heads: b[5],
-        ffn: u16_at(b, 6),
-        passes: b[8],
-    };
+    let (shape, passes) = read_tokens("TRACE parameters", "TRACE byte 9", b)?;
+    let c = TraceConfig { shape, passes };
     c.validate()?;
     Ok(c)
 }
 
 fn read_patchtst(b: &[u8]) -> Result<PatchTstConfig, ParamError> {
-    let b = fixed::<10>("PatchTST parameters", b)?;
-    reserved("PatchTST byte 9", b[9].into())?;
-    let c = PatchTstConfig {
+    let (shape, layers) = read_tokens("PatchTST parameters", "PatchTST byte 9", b)?;
+    let c = PatchTstConfig { shape, layers };
+    c.validate()?;
+    Ok(c)
+}
+
+/// The 10 bytes shared by TRACE and PatchTST (doc/FORMAT.md 4.6-4.7): the token shape
+/// and, in byte 8, the depth field (`passes` or `layers`).
+fn read_tokens(
+    what: &'static str,
+    byte9: &'static str,
+    b: &[u8],
+) -> Result<(TokenShape, u8), ParamError> {
+    let b = fixed::<10>(what, b)?;
+    reserved(byte9, b[9].into())?;
+    let shape = TokenShape {
         context: u16_at(b, 0),
         embed: u16_at(b, 2),
         group: b[4],
         heads: b[5],
         ffn: u16_at(b, 6),
-        layers: b[8],
     };
-    c.validate()?;
-    Ok(c)
+    Ok((shape, b[8]))
 }
 
 /// The body's parameters in its backbone's form.
