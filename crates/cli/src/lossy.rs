@@ -133,6 +133,7 @@ fn compress(ctx: &Ctx, input: &Path) -> Result<()> {
         mode,
         fill: l.fill,
         predictor: None,
+        ..sl::Options::default()
     };
     let start = Instant::now();
     let (data, inp) = read_all(input)?;

@@ -75,14 +75,15 @@ pub(crate) struct State<'a> {
     /// predictor, encoder only).
     pub dry: bool,
     /// Histogram of the dry run: codes `-255..=255` at `q + 255`, larger ones
-    /// at 511 (with their bit lengths summed in `big_bits`), escapes at 512.
+    /// at 511 (with their bit lengths summed in `big_bits`), escapes of
+    /// non-special values at 512 (special values are not counted).
     pub hist: Vec<u64>,
     /// Sum of the bit lengths of codes beyond the histogram's range.
     pub big_bits: u64,
 }
 
 impl<'a> State<'a> {
-    pub fn new(dtype: Dtype, e: f64, fills: &'a [u64], n: usize) -> Self {
+    pub fn new(dtype: Dtype, e: f64, fills: &'a [u64], n: usize, revision: u8) -> Self {
         State {
             dtype,
             e,
@@ -91,7 +92,7 @@ impl<'a> State<'a> {
             recon: vec![0.0; n],
             out: vec![0; n],
             buckets: vec![UNKNOWN; n],
-            model: CodeModel::new(dtype.bits()),
+            model: CodeModel::with_revision(dtype.bits(), revision),
             dry: false,
             hist: vec![0; 513],
             big_bits: 0,
@@ -101,7 +102,7 @@ impl<'a> State<'a> {
     /// A dry-run state: the traversal computes codes and reconstructions but
     /// codes nothing.
     pub fn dry(dtype: Dtype, e: f64, fills: &'a [u64], n: usize) -> Self {
-        let mut s = State::new(dtype, e, fills, n);
+        let mut s = State::new(dtype, e, fills, n, 0);
         s.dry = true;
         s.model = CodeModel::new(8);
         s
@@ -161,6 +162,9 @@ impl<'a> State<'a> {
                     self.hist[511] += 1;
                     self.big_bits += u64::from(2 * (64 - q.unsigned_abs().leading_zeros()));
                 }
+                // Special values are escaped whatever the predictor: left
+                // out of the estimate.
+                Symbol::Escape(bits) if self.special(bits) => {}
                 Symbol::Escape(_) => self.hist[512] += 1,
             }
             sym
@@ -168,15 +172,22 @@ impl<'a> State<'a> {
             self.model.set_context(ctx, level);
             self.model.code(c, sym)
         };
-        self.buckets[i] = bucket(sym);
+        let dry = ENC && self.dry;
+        if !dry {
+            self.buckets[i] = bucket(sym);
+        }
         match sym {
             Symbol::Code(q) => {
                 let r = self.dtype.round(pred + q as f64 * self.two_e);
                 self.recon[i] = r;
-                self.out[i] = self.dtype.to_bits(r);
+                if !dry {
+                    self.out[i] = self.dtype.to_bits(r);
+                }
             }
             Symbol::Escape(bits) => {
-                self.out[i] = bits;
+                if !dry {
+                    self.out[i] = bits;
+                }
                 self.recon[i] = if self.special(bits) {
                     if pred.is_finite() { pred } else { 0.0 }
                 } else {
@@ -284,7 +295,11 @@ fn lorenzo<C: Coder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid, x: &[
                     for &(off, sign) in &terms[mask] {
                         pred += sign * st.recon[i - off];
                     }
-                    let ctx = ctx_delta.map(|dl| nb(g, &st.buckets, coord, i, dl));
+                    let ctx = if ENC && st.dry {
+                        [UNKNOWN; 4]
+                    } else {
+                        ctx_delta.map(|dl| nb(g, &st.buckets, coord, i, dl))
+                    };
                     let xi = if ENC { x[i] } else { 0.0 };
                     st.point::<C, ENC>(c, i, pred, xi, ctx, 0);
                     i += 1;
@@ -364,7 +379,11 @@ fn interpolation<C: Coder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid,
                             } else {
                                 left
                             };
-                            let ctx = ctx_delta.map(|dl| nb(g, &st.buckets, coord, i, dl));
+                            let ctx = if ENC && st.dry {
+                                [UNKNOWN; 4]
+                            } else {
+                                ctx_delta.map(|dl| nb(g, &st.buckets, coord, i, dl))
+                            };
                             let xi = if ENC { x[i] } else { 0.0 };
                             st.point::<C, ENC>(c, i, pred, xi, ctx, level);
                             dd += step[3];

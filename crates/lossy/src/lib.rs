@@ -255,6 +255,9 @@ pub struct Options {
     pub fill: Option<f64>,
     /// Force a predictor instead of trying both.
     pub predictor: Option<Predictor>,
+    /// Force the model revision of the codes ([`model::REVISIONS`]) instead
+    /// of the newest (golden files of older revisions).
+    pub revision: Option<u8>,
 }
 
 impl Default for Options {
@@ -263,6 +266,7 @@ impl Default for Options {
             mode: Mode::Rel(1e-3),
             fill: None,
             predictor: None,
+            revision: None,
         }
     }
 }
@@ -280,6 +284,9 @@ pub struct Info {
     pub bound: f64,
     /// The predictor used.
     pub predictor: Predictor,
+    /// The revision of the model of the codes (header byte `coder`,
+    /// [`model::REVISIONS`]).
+    pub revision: u8,
     /// Fill values (bit patterns of the dtype) kept exactly.
     pub fills: Vec<u64>,
     /// The `.npy` header restored before the data (empty for raw input).
@@ -408,7 +415,7 @@ pub fn decompress(archive: &[u8], max_output: u64) -> Result<Vec<u8>, Error> {
     );
     let grid = Grid::new(&info.shape);
     let n = grid.len();
-    let mut st = State::new(info.dtype, info.bound, &info.fills, n);
+    let mut st = State::new(info.dtype, info.bound, &info.fills, n, info.revision);
     let mut dec = sep_coder::Decoder::new(payload);
     traverse::<_, false>(&mut st, &mut dec, &grid, &[], info.predictor);
     if dec.overrun() > 8 {

@@ -23,6 +23,13 @@ const NB: usize = 13;
 const NODES: usize = 64;
 /// Largest bit length of `|q|`: codes are below `2^MAX_BITS`.
 pub const MAX_BITS: u32 = 24;
+/// The model revisions a decoder knows (header byte `coder`, doc/FORMAT.md
+/// section 10): 0 mixes every binary decision; 1 codes the bits of `|q|`
+/// below the first one with one adaptive probability each (by bit length,
+/// position and the bit before) and the escape flag only beside an escaped or
+/// unknown neighbour (elsewhere an escape is a bit length above
+/// [`MAX_BITS`]).
+pub const REVISIONS: u8 = 2;
 
 /// One coded symbol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,15 +76,26 @@ pub struct CodeModel {
     mixer: Mixer<6>,
     esc_same: AdaptiveProbs,
     esc_bits: AdaptiveProbs,
+    /// Revision 1: the bits of `|q|` below the first, by bit length and
+    /// position, without mixing.
+    low: AdaptiveProbs,
     last_escape: u64,
     ctx: [u8; 4],
     level: usize,
     value_bits: u32,
+    revision: u8,
 }
 
 impl CodeModel {
-    /// A fresh model for values of `value_bits` (32 or 64) bits.
+    /// A fresh model of revision 0 for values of `value_bits` (32 or 64)
+    /// bits.
     pub fn new(value_bits: u32) -> Self {
+        Self::with_revision(value_bits, 0)
+    }
+
+    /// A fresh model of `revision` ([`REVISIONS`]) for values of
+    /// `value_bits` (32 or 64) bits.
+    pub fn with_revision(value_bits: u32, revision: u8) -> Self {
         CodeModel {
             t1: AdaptiveProbs::new(NODES * NB * NB, 255),
             t2: AdaptiveProbs::new(NODES * NB * NB, 255),
@@ -87,10 +105,12 @@ impl CodeModel {
             mixer: Mixer::new(NODES, 6, 1 << 14),
             esc_same: AdaptiveProbs::new(2 * NB, 255),
             esc_bits: AdaptiveProbs::new(2 * 4096 + 64, 255),
+            low: AdaptiveProbs::new(64 * 32, 255),
             last_escape: 0,
             ctx: [UNKNOWN; 4],
             level: 0,
             value_bits,
+            revision,
         }
     }
 
@@ -144,7 +164,10 @@ impl CodeModel {
         if self.bit(c, 0, is_zero) == 1 {
             return Symbol::Code(0);
         }
-        if self.bit(c, 1, is_escape) == 1 {
+        // Revision 1 codes the escape flag only beside an escaped or unknown
+        // neighbour; elsewhere an escape is a bit length above MAX_BITS.
+        let explicit = self.revision == 0 || self.ctx.iter().any(|&b| b == ESCAPED || b == UNKNOWN);
+        if explicit && self.bit(c, 1, is_escape) == 1 {
             let bits = match s {
                 Symbol::Escape(b) => b,
                 Symbol::Code(_) => 0,
@@ -157,26 +180,43 @@ impl CodeModel {
         };
         let neg = self.bit(c, 2, u32::from(q < 0));
         let m = q.unsigned_abs().max(1);
-        let nbits = 64 - m.leading_zeros();
+        let nbits = if explicit || is_escape == 0 {
+            64 - m.leading_zeros()
+        } else {
+            MAX_BITS + 1
+        };
         // Unary bit length: "longer than k" for k = 1, 2, ...
+        let last = if explicit { MAX_BITS } else { MAX_BITS + 1 };
         let mut k = 1;
-        while k < MAX_BITS {
+        while k < last {
             let more = u32::from(nbits > k);
             if self.bit(c, 3 + k as usize, more) == 0 {
                 break;
             }
             k += 1;
         }
+        if k > MAX_BITS {
+            let bits = match s {
+                Symbol::Escape(b) => b,
+                Symbol::Code(_) => 0,
+            };
+            return Symbol::Escape(self.code_escape(c, bits));
+        }
         let mut v: u64 = 1;
         for j in 0..k - 1 {
             let pos = k - 2 - j;
             let b = ((m >> pos) & 1) as u32;
-            let node = if j == 0 {
-                30 + k as usize
+            let bit = if j == 0 {
+                self.bit(c, 30 + k as usize, b)
+            } else if self.revision >= 1 {
+                let i = k as usize * 32 + (j as usize).min(15) * 2 + (v & 1) as usize;
+                let b = c.code_bit(b, self.low.p(i).clamp(32, 65536 - 32));
+                self.low.update(i, b);
+                b
             } else {
-                56 + (j as usize).min(7)
+                self.bit(c, 56 + (j as usize).min(7), b)
             };
-            v = (v << 1) | u64::from(self.bit(c, node, b));
+            v = (v << 1) | u64::from(bit);
         }
         let v = v as i64;
         Symbol::Code(if neg == 1 { -v } else { v })
@@ -235,20 +275,40 @@ mod tests {
             Symbol::Escape(0x7fc0_0000),
             Symbol::Escape(0x7fc0_0000),
             Symbol::Escape(5),
+            Symbol::Code(3),
+            Symbol::Code(-2),
+            Symbol::Code(1),
+            Symbol::Escape(0x4049_0fdb),
         ])
         .collect();
-        let mut m = CodeModel::new(32);
-        let mut enc = sep_coder::Encoder::new();
-        for (i, &s) in syms.iter().enumerate() {
-            m.set_context([bucket(syms[i.saturating_sub(1)]), UNKNOWN, 0, 1], i % 4);
-            assert_eq!(m.code(&mut enc, s), s);
-        }
-        let bytes = enc.finish();
-        let mut m = CodeModel::new(32);
-        let mut dec = sep_coder::Decoder::new(&bytes);
-        for (i, &s) in syms.iter().enumerate() {
-            m.set_context([bucket(syms[i.saturating_sub(1)]), UNKNOWN, 0, 1], i % 4);
-            assert_eq!(m.code(&mut dec, Symbol::Code(0)), s, "symbol {i}");
+        // Odd symbols see no escaped or unknown neighbour: revision 1 codes
+        // their escapes as a bit length above MAX_BITS.
+        let ctx = |i: usize| {
+            let prev = bucket(syms[i.saturating_sub(1)]);
+            if i % 2 == 1 && prev != ESCAPED {
+                [prev, 0, 0, 1]
+            } else {
+                [prev, UNKNOWN, 0, 1]
+            }
+        };
+        for revision in 0..REVISIONS {
+            let mut m = CodeModel::with_revision(32, revision);
+            let mut enc = sep_coder::Encoder::new();
+            for (i, &s) in syms.iter().enumerate() {
+                m.set_context(ctx(i), i % 4);
+                assert_eq!(m.code(&mut enc, s), s);
+            }
+            let bytes = enc.finish();
+            let mut m = CodeModel::with_revision(32, revision);
+            let mut dec = sep_coder::Decoder::new(&bytes);
+            for (i, &s) in syms.iter().enumerate() {
+                m.set_context(ctx(i), i % 4);
+                assert_eq!(
+                    m.code(&mut dec, Symbol::Code(0)),
+                    s,
+                    "revision {revision} symbol {i}"
+                );
+            }
         }
     }
 }

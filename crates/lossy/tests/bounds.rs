@@ -92,14 +92,16 @@ fn generated_grids_keep_every_bound_with_specials() {
             Mode::Rel(1e-3),
             Mode::Rel(1e-4),
         ] {
-            for predictor in [
-                None,
-                Some(Predictor::Lorenzo),
-                Some(Predictor::Interpolation),
+            for (predictor, revision) in [
+                (None, None),
+                (None, Some(0)),
+                (Some(Predictor::Lorenzo), None),
+                (Some(Predictor::Interpolation), None),
             ] {
                 let opts = Options {
                     mode,
                     predictor,
+                    revision,
                     ..Options::default()
                 };
                 let size = round_trip(&raw, dtype, &shape, &opts, &[-1e34]);
@@ -118,7 +120,7 @@ fn explicit_fill_is_kept_and_left_out_of_the_range() {
     let opts = Options {
         mode: Mode::Rel(1e-3),
         fill: Some(9999.0),
-        predictor: None,
+        ..Options::default()
     };
     let a = compress_raw(&raw, Dtype::F32, &shape, &opts).unwrap();
     let info = inspect(&a).unwrap();
@@ -186,6 +188,23 @@ fn corrupt_archives_fail_cleanly() {
         decompress(&a, 100),
         Err(sep_lossy::Error::LimitExceeded { .. })
     ));
+    // Byte 5 is the model revision: one the decoder does not know is named.
+    assert_eq!(inspect(&a).unwrap().revision, 1);
+    let mut b = a.clone();
+    b[5] = 7;
+    let e = decompress(&b, u64::MAX).unwrap_err().to_string();
+    assert!(e.contains("coder is 7"), "{e}");
+    let e = compress_raw(
+        &raw,
+        Dtype::F32,
+        &shape,
+        &Options {
+            revision: Some(9),
+            ..Options::default()
+        },
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("model revision 9"), "{e}");
 }
 
 #[test]
