@@ -100,12 +100,21 @@ impl<'a> State<'a> {
     }
 
     /// A dry-run state: the traversal computes codes and reconstructions but
-    /// codes nothing.
+    /// codes nothing (and keeps neither buckets nor output).
     pub fn dry(dtype: Dtype, e: f64, fills: &'a [u64], n: usize) -> Self {
-        let mut s = State::new(dtype, e, fills, n, 0);
-        s.dry = true;
-        s.model = CodeModel::new(8);
-        s
+        State {
+            dtype,
+            e,
+            two_e: 2.0 * e,
+            fills,
+            recon: vec![0.0; n],
+            out: Vec::new(),
+            buckets: Vec::new(),
+            model: CodeModel::new(8),
+            dry: true,
+            hist: vec![0; 513],
+            big_bits: 0,
+        }
     }
 
     /// Estimated bits of a dry run: the zeroth-order entropy of its codes

@@ -82,6 +82,8 @@ pub struct CodeModel {
     last_escape: u64,
     ctx: [u8; 4],
     level: usize,
+    /// The context's part of the indices of `t1..t4` (set per symbol).
+    base: [usize; 4],
     value_bits: u32,
     revision: u8,
 }
@@ -96,7 +98,7 @@ impl CodeModel {
     /// A fresh model of `revision` ([`REVISIONS`]) for values of
     /// `value_bits` (32 or 64) bits.
     pub fn with_revision(value_bits: u32, revision: u8) -> Self {
-        CodeModel {
+        let mut m = CodeModel {
             t1: AdaptiveProbs::new(NODES * NB * NB, 255),
             t2: AdaptiveProbs::new(NODES * NB * NB, 255),
             t3: AdaptiveProbs::new(NODES * NB * NB * 4, 255),
@@ -109,9 +111,12 @@ impl CodeModel {
             last_escape: 0,
             ctx: [UNKNOWN; 4],
             level: 0,
+            base: [0; 4],
             value_bits,
             revision,
-        }
+        };
+        m.set_context([UNKNOWN; 4], 0);
+        m
     }
 
     /// Sets the buckets of the next point's four neighbours and its level
@@ -120,19 +125,21 @@ impl CodeModel {
     pub fn set_context(&mut self, ctx: [u8; 4], level: usize) {
         self.ctx = ctx;
         self.level = level.min(3);
+        let [n0, n1, n2, n3] = ctx.map(usize::from);
+        self.base = [
+            n0 * NB + n1,
+            n2 * NB + n3,
+            (n0 * NB + n2) * 4 + self.level,
+            coarse(ctx[0]) * 216 + coarse(ctx[1]) * 36 + coarse(ctx[2]) * 6 + coarse(ctx[3]),
+        ];
     }
 
     #[inline]
     fn bit<C: Coder>(&mut self, c: &mut C, node: usize, bit: u32) -> u32 {
-        let [n0, n1, n2, n3] = self.ctx.map(usize::from);
-        let i1 = node * NB * NB + n0 * NB + n1;
-        let i2 = node * NB * NB + n2 * NB + n3;
-        let i3 = (node * NB * NB + n0 * NB + n2) * 4 + self.level;
-        let i4 = node * 1296
-            + coarse(self.ctx[0]) * 216
-            + coarse(self.ctx[1]) * 36
-            + coarse(self.ctx[2]) * 6
-            + coarse(self.ctx[3]);
+        let i1 = node * NB * NB + self.base[0];
+        let i2 = node * NB * NB + self.base[1];
+        let i3 = node * NB * NB * 4 + self.base[2];
+        let i4 = node * 1296 + self.base[3];
         let x = [
             self.t1.stretched(i1),
             self.t2.stretched(i2),
