@@ -3,7 +3,7 @@
 //! and decompression.
 //!
 //! `cargo run --release -p sep-lossy --example lossy_speed -- [--runs 3]
-//! MODE FILE...` where each FILE is named like the
+//! [--level fast] MODE FILE...` where each FILE is named like the
 //! float set, `float32.NAME.DxHxW.f32` or `float64.NAME.f64` (1-D).
 
 use sep_lossy::{Dtype, Mode, Options};
@@ -35,17 +35,20 @@ fn shape_of(name: &str, bytes: usize, dtype: Dtype) -> Vec<usize> {
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut runs = 3;
+    let mut fast = false;
     while args.first().is_some_and(|a| a.starts_with("--")) {
         let flag = args.remove(0);
         let v = args.remove(0);
         match flag.as_str() {
             "--runs" => runs = v.parse().expect("--runs N"),
+            "--level" => fast = v == "fast",
             _ => panic!("unknown flag {flag}"),
         }
     }
     let mode = Mode::parse(&args.remove(0)).expect("mode");
     let opts = Options {
         mode,
+        fast,
         ..Options::default()
     };
     let start = Instant::now();

@@ -26,9 +26,9 @@
 //! `f32` for `f32` arrays) in a fixed order, so the decoder's values are the
 //! encoder's to the bit.
 
+use crate::fast::CdfCoder;
 use crate::model::{CodeModel, MAX_BITS, Symbol, UNKNOWN, bucket};
 use crate::{Dtype, Predictor};
-use sep_coder::Coder;
 
 /// The array's geometry, padded to four dimensions.
 #[derive(Debug, Clone)]
@@ -64,6 +64,10 @@ pub(crate) struct State<'a> {
     pub dtype: Dtype,
     pub e: f64,
     pub two_e: f64,
+    /// `1 / two_e` (the fast setting's encoder).
+    pub inv_two_e: f64,
+    /// Model revision [`crate::model::FAST`].
+    pub fast: bool,
     pub fills: &'a [u64],
     /// Values used for prediction (specials replaced by their prediction).
     pub recon: Vec<f64>,
@@ -88,6 +92,8 @@ impl<'a> State<'a> {
             dtype,
             e,
             two_e: 2.0 * e,
+            inv_two_e: 1.0 / (2.0 * e),
+            fast: revision == crate::model::FAST,
             fills,
             recon: vec![0.0; n],
             out: vec![0; n],
@@ -106,6 +112,8 @@ impl<'a> State<'a> {
             dtype,
             e,
             two_e: 2.0 * e,
+            inv_two_e: 1.0 / (2.0 * e),
+            fast: false,
             fills,
             recon: vec![0.0; n],
             out: Vec::new(),
@@ -130,6 +138,22 @@ impl<'a> State<'a> {
         bits + self.hist[512] as f64 * f64::from(self.dtype.bits()) + self.big_bits as f64
     }
 
+    /// The buckets of the neighbours at `delta` of point `i` (the fast
+    /// revision's model reads the first two only).
+    #[inline]
+    fn context(&self, g: &Grid, coord: [usize; 4], i: usize, delta: &[[isize; 4]; 4]) -> [u8; 4] {
+        if self.fast {
+            [
+                nb(g, &self.buckets, coord, i, delta[0]),
+                nb(g, &self.buckets, coord, i, delta[1]),
+                UNKNOWN,
+                UNKNOWN,
+            ]
+        } else {
+            delta.map(|dl| nb(g, &self.buckets, coord, i, dl))
+        }
+    }
+
     #[inline]
     fn special(&self, bits: u64) -> bool {
         let v = self.dtype.from_bits(bits);
@@ -139,7 +163,7 @@ impl<'a> State<'a> {
     /// Codes point `i` (original value `x` when encoding) with prediction
     /// `pred` and neighbour buckets `ctx`.
     #[inline]
-    fn point<C: Coder, const ENC: bool>(
+    fn point<C: CdfCoder, const ENC: bool>(
         &mut self,
         c: &mut C,
         i: usize,
@@ -152,7 +176,13 @@ impl<'a> State<'a> {
             let bits = self.dtype.to_bits(x);
             let mut s = Symbol::Escape(bits);
             if !self.special(bits) {
-                let q = ((x - pred) / self.two_e).round();
+                // The fast setting multiplies by 1/2e (the decoder never
+                // computes q; the reconstruction below is checked either way).
+                let q = if self.fast {
+                    ((x - pred) * self.inv_two_e).round()
+                } else {
+                    ((x - pred) / self.two_e).round()
+                };
                 if q.is_finite() && q.abs() < f64::from(1u32 << MAX_BITS) {
                     let r = self.dtype.round(pred + q * self.two_e);
                     if r.is_finite() && (x - r).abs() <= self.e {
@@ -232,7 +262,7 @@ fn add(a: [isize; 4], b: [isize; 4]) -> [isize; 4] {
 
 /// Runs the traversal: codes `x` (encoder) or decodes into `st` (decoder,
 /// `x` empty).
-pub(crate) fn traverse<C: Coder, const ENC: bool>(
+pub(crate) fn traverse<C: CdfCoder, const ENC: bool>(
     st: &mut State,
     c: &mut C,
     g: &Grid,
@@ -245,7 +275,7 @@ pub(crate) fn traverse<C: Coder, const ENC: bool>(
     }
 }
 
-fn lorenzo<C: Coder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid, x: &[f64]) {
+fn lorenzo<C: CdfCoder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid, x: &[f64]) {
     // Inclusion-exclusion terms per mask of dimensions with a predecessor.
     let mut terms: Vec<Vec<(usize, f64)>> = vec![Vec::new(); 16];
     for (mask, t) in terms.iter_mut().enumerate() {
@@ -307,7 +337,7 @@ fn lorenzo<C: Coder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid, x: &[
                     let ctx = if ENC && st.dry {
                         [UNKNOWN; 4]
                     } else {
-                        ctx_delta.map(|dl| nb(g, &st.buckets, coord, i, dl))
+                        st.context(g, coord, i, &ctx_delta)
                     };
                     let xi = if ENC { x[i] } else { 0.0 };
                     st.point::<C, ENC>(c, i, pred, xi, ctx, 0);
@@ -318,7 +348,7 @@ fn lorenzo<C: Coder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid, x: &[
     }
 }
 
-fn interpolation<C: Coder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid, x: &[f64]) {
+fn interpolation<C: CdfCoder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid, x: &[f64]) {
     let maxdim = *g.dims.iter().max().unwrap_or(&1);
     let mut levels = 0u32;
     while (1usize << levels) < maxdim {
@@ -391,7 +421,7 @@ fn interpolation<C: Coder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid,
                             let ctx = if ENC && st.dry {
                                 [UNKNOWN; 4]
                             } else {
-                                ctx_delta.map(|dl| nb(g, &st.buckets, coord, i, dl))
+                                st.context(g, coord, i, &ctx_delta)
                             };
                             let xi = if ENC { x[i] } else { 0.0 };
                             st.point::<C, ENC>(c, i, pred, xi, ctx, level);

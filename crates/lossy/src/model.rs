@@ -12,6 +12,7 @@
 //! coded as "the same bits as the previous escaped value", or its bits one by
 //! one. Encoder and decoder run the same code through [`sep_coder::Coder`].
 
+use crate::fast::{self, CdfCoder, Tables};
 use sep_cm::{AdaptiveProbs, Mixer};
 use sep_coder::Coder;
 
@@ -29,7 +30,15 @@ pub const MAX_BITS: u32 = 24;
 /// position and the bit before) and the escape flag only beside an escaped or
 /// unknown neighbour (elsewhere an escape is a bit length above
 /// [`MAX_BITS`]).
-pub const REVISIONS: u8 = 2;
+/// Revision 2, the fast setting, codes a code in `-15..=15` as one symbol of
+/// an adaptive table chosen by the buckets of the first two neighbours
+/// ([`fast`]); anything else is that table's symbol `OTHER` followed by the
+/// escape flag and, for a code, the binarisation of revision 1 from the sign
+/// on, every binary decision with one adaptive probability by node and the
+/// same two buckets (no mixing).
+pub const REVISIONS: u8 = 3;
+/// The revision of the fast setting.
+pub const FAST: u8 = 2;
 
 /// One coded symbol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,6 +88,8 @@ pub struct CodeModel {
     /// Revision 1: the bits of `|q|` below the first, by bit length and
     /// position, without mixing.
     low: AdaptiveProbs,
+    /// Revision 2: the tables of small codes, by the first two neighbours.
+    small: Tables,
     last_escape: u64,
     ctx: [u8; 4],
     level: usize,
@@ -98,16 +109,19 @@ impl CodeModel {
     /// A fresh model of `revision` ([`REVISIONS`]) for values of
     /// `value_bits` (32 or 64) bits.
     pub fn with_revision(value_bits: u32, revision: u8) -> Self {
+        // The fast revision uses t1 alone.
+        let mixed = |n: usize| if revision == FAST { 1 } else { n };
         let mut m = CodeModel {
             t1: AdaptiveProbs::new(NODES * NB * NB, 255),
-            t2: AdaptiveProbs::new(NODES * NB * NB, 255),
-            t3: AdaptiveProbs::new(NODES * NB * NB * 4, 255),
-            t4: AdaptiveProbs::new(NODES * 6 * 6 * 6 * 6, 255),
-            t5: AdaptiveProbs::new(NODES, 255),
-            mixer: Mixer::new(NODES, 6, 1 << 14),
+            t2: AdaptiveProbs::new(mixed(NODES * NB * NB), 255),
+            t3: AdaptiveProbs::new(mixed(NODES * NB * NB * 4), 255),
+            t4: AdaptiveProbs::new(mixed(NODES * 6 * 6 * 6 * 6), 255),
+            t5: AdaptiveProbs::new(mixed(NODES), 255),
+            mixer: Mixer::new(mixed(NODES), 6, 1 << 14),
             esc_same: AdaptiveProbs::new(2 * NB, 255),
             esc_bits: AdaptiveProbs::new(2 * 4096 + 64, 255),
             low: AdaptiveProbs::new(64 * 32, 255),
+            small: Tables::new(if revision == FAST { NB * NB } else { 1 }),
             last_escape: 0,
             ctx: [UNKNOWN; 4],
             level: 0,
@@ -126,6 +140,10 @@ impl CodeModel {
         self.ctx = ctx;
         self.level = level.min(3);
         let [n0, n1, n2, n3] = ctx.map(usize::from);
+        if self.revision == FAST {
+            self.base[0] = n0 * NB + n1;
+            return;
+        }
         self.base = [
             n0 * NB + n1,
             n2 * NB + n3,
@@ -137,6 +155,11 @@ impl CodeModel {
     #[inline]
     fn bit<C: Coder>(&mut self, c: &mut C, node: usize, bit: u32) -> u32 {
         let i1 = node * NB * NB + self.base[0];
+        if self.revision == FAST {
+            let bit = c.code_bit(bit, self.t1.p(i1).clamp(32, 65536 - 32));
+            self.t1.update(i1, bit);
+            return bit;
+        }
         let i2 = node * NB * NB + self.base[1];
         let i3 = node * NB * NB * 4 + self.base[2];
         let i4 = node * 1296 + self.base[3];
@@ -162,18 +185,32 @@ impl CodeModel {
 
     /// Codes one symbol (the encoder's `s`; the decoder's argument is
     /// ignored) and returns the symbol coded.
-    pub fn code<C: Coder>(&mut self, c: &mut C, s: Symbol) -> Symbol {
+    pub fn code<C: CdfCoder>(&mut self, c: &mut C, s: Symbol) -> Symbol {
         let (is_zero, is_escape) = match s {
             Symbol::Code(0) => (1, 0),
             Symbol::Code(_) => (0, 0),
             Symbol::Escape(_) => (0, 1),
         };
-        if self.bit(c, 0, is_zero) == 1 {
-            return Symbol::Code(0);
-        }
-        // Revision 1 codes the escape flag only beside an escaped or unknown
-        // neighbour; elsewhere an escape is a bit length above MAX_BITS.
-        let explicit = self.revision == 0 || self.ctx.iter().any(|&b| b == ESCAPED || b == UNKNOWN);
+        let explicit = if self.revision == FAST {
+            let sym = match s {
+                Symbol::Code(q) => fast::symbol_of(q),
+                Symbol::Escape(_) => fast::OTHER,
+            };
+            let ctx = self.base[0];
+            let got = self.small.code(c, ctx, sym);
+            if got != fast::OTHER {
+                return Symbol::Code(fast::code_of(got));
+            }
+            true
+        } else {
+            if self.bit(c, 0, is_zero) == 1 {
+                return Symbol::Code(0);
+            }
+            // Revision 1 codes the escape flag only beside an escaped or
+            // unknown neighbour; elsewhere an escape is a bit length above
+            // MAX_BITS.
+            self.revision == 0 || self.ctx.iter().any(|&b| b == ESCAPED || b == UNKNOWN)
+        };
         if explicit && self.bit(c, 1, is_escape) == 1 {
             let bits = match s {
                 Symbol::Escape(b) => b,

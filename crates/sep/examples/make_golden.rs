@@ -1259,6 +1259,27 @@ fn lossy_files(files: &mut Files) {
                 None,
                 Some(1u8),
             ),
+            (
+                "fast.rel-1e-4.grid.sep",
+                "grid-4x24x32.f32",
+                Mode::Rel(1e-4),
+                None,
+                Some(2u8),
+            ),
+            (
+                "fast.abs-0.01.interp.grid.sep",
+                "grid-4x24x32.f32",
+                Mode::Abs(0.01),
+                Some(Predictor::Interpolation),
+                Some(2u8),
+            ),
+            (
+                "fast.abs-0.00001.basel.sep",
+                "basel-temp.head2048.f64",
+                Mode::Abs(1e-5),
+                None,
+                Some(2u8),
+            ),
         ])
         .collect();
     assert!(cases.len() > pinned);
@@ -1268,6 +1289,7 @@ fn lossy_files(files: &mut Files) {
             fill: None,
             predictor,
             revision,
+            fast: false,
         };
         let archive = match input {
             "grid-4x24x32.f32" => compress_raw(&grid, Dtype::F32, &[4, 24, 32], &opts),
