@@ -43,6 +43,23 @@ pub struct LossyArgs {
     /// With -t on a lossy archive: the original, to report max error and PSNR.
     #[arg(long, value_name = "ORIGINAL")]
     pub against: Option<PathBuf>,
+
+    /// With --lossy: default (context mixing of the codes) or fast (an
+    /// adaptive multi-symbol coder, several times faster, a few percent
+    /// larger). The same bound either way.
+    #[arg(long, value_name = "LEVEL")]
+    pub lossy_level: Option<String>,
+}
+
+/// Whether `--lossy-level` asks for the fast setting.
+fn fast_level(level: Option<&str>) -> std::result::Result<bool, String> {
+    match level {
+        None | Some("default") => Ok(false),
+        Some("fast") => Ok(true),
+        Some(v) => Err(format!(
+            "--lossy-level '{v}': unknown level (use default or fast)"
+        )),
+    }
 }
 
 /// Checks option combinations before any file is touched.
@@ -50,10 +67,11 @@ pub fn check_usage(ctx: &Ctx) -> Result<()> {
     let l = &ctx.args.lossy;
     if l.lossy.is_none()
         && ctx.mode == Mode::Compress
-        && (l.dtype.is_some() || l.shape.is_some() || l.fill.is_some())
+        && (l.dtype.is_some() || l.shape.is_some() || l.fill.is_some() || l.lossy_level.is_some())
     {
-        return Err(Usage("--dtype, --shape and --fill need --lossy".into()).into());
+        return Err(Usage("--dtype, --shape, --fill and --lossy-level need --lossy".into()).into());
     }
+    fast_level(l.lossy_level.as_deref()).map_err(Usage)?;
     if l.lossy.is_some() && ctx.mode != Mode::Compress {
         return Err(Usage("--lossy compresses; -d, -t and -l need no lossy options".into()).into());
     }
@@ -133,6 +151,8 @@ fn compress(ctx: &Ctx, input: &Path) -> Result<()> {
         mode,
         fill: l.fill,
         predictor: None,
+        fast: fast_level(l.lossy_level.as_deref()).map_err(|e| anyhow!(e))?,
+        ..sl::Options::default()
     };
     let start = Instant::now();
     let (data, inp) = read_all(input)?;
@@ -260,7 +280,15 @@ fn list(_ctx: &Ctx, input: &Path) -> Result<()> {
             "{:.3}",
             info.output_len as f64 / archive.len().max(1) as f64
         ),
-        format!("lossy/{}", info.predictor.name()),
+        format!(
+            "lossy/{}{}",
+            info.predictor.name(),
+            if info.revision == sl::model::FAST {
+                "/fast"
+            } else {
+                ""
+            }
+        ),
         display_name(input),
         info.mode.describe(),
         info.bound,

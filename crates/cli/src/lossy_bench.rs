@@ -294,6 +294,7 @@ fn bench_file(o: &Opts, script: &Path, file: &Path, name: &str) -> Result<Vec<Po
             mode,
             fill: None,
             predictor: None,
+            ..sl::Options::default()
         };
         let t = Instant::now();
         let archive = if skip > 0 {

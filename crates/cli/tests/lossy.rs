@@ -108,6 +108,53 @@ fn raw_array_round_trip_list_and_test_against() {
 }
 
 #[test]
+fn fast_level_round_trips_within_the_bound_and_lists_as_fast() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = field([4, 30, 50]);
+    let data = raw(&v);
+    let p = write(dir.path(), "t.f32", &data);
+    for level in ["fast", "default"] {
+        sep()
+            .args([
+                "-f",
+                "--lossy",
+                "abs=0.01",
+                "--lossy-level",
+                level,
+                "--dtype",
+                "f32",
+                "--shape",
+                "4x30x50",
+            ])
+            .arg(&p)
+            .assert()
+            .success();
+        let a = dir.path().join("t.f32.sep");
+        let archive = fs::read(&a).unwrap();
+        assert!(archive.len() < data.len() / 3, "{level}: {}", archive.len());
+        assert_eq!(
+            archive[5],
+            if level == "fast" { 2 } else { 1 },
+            "coder byte"
+        );
+        let listed = sep().arg("-l").arg(&a).assert().success();
+        let out = String::from_utf8_lossy(&listed.get_output().stdout).into_owned();
+        assert_eq!(out.contains("/fast "), level == "fast", "{out}");
+        let back = dir.path().join("back.f32");
+        sep()
+            .arg("-d")
+            .arg(&a)
+            .arg("-o")
+            .arg(&back)
+            .arg("-f")
+            .assert()
+            .success();
+        within(&v, &values(&fs::read(&back).unwrap()), 0.01);
+        fs::remove_file(&a).unwrap();
+    }
+}
+
+#[test]
 fn npy_round_trip_restores_the_header_and_rel_mode_holds() {
     let dir = tempfile::tempdir().unwrap();
     let v = field([3, 20, 40]);
@@ -219,6 +266,21 @@ fn bad_input_is_one_line_and_writes_nothing() {
             "--shape",
         ),
         (&["--dtype", "f32"], 2, "need --lossy"),
+        (&["--lossy-level", "fast"], 2, "need --lossy"),
+        (
+            &[
+                "--lossy",
+                "abs=1",
+                "--lossy-level",
+                "quick",
+                "--dtype",
+                "f32",
+                "--shape",
+                "2x10x10",
+            ],
+            2,
+            "--lossy-level 'quick'",
+        ),
     ];
     for (args, code, msg) in cases {
         let out = sep()

@@ -26,9 +26,9 @@
 //! `f32` for `f32` arrays) in a fixed order, so the decoder's values are the
 //! encoder's to the bit.
 
+use crate::fast::CdfCoder;
 use crate::model::{CodeModel, MAX_BITS, Symbol, UNKNOWN, bucket};
 use crate::{Dtype, Predictor};
-use sep_coder::Coder;
 
 /// The array's geometry, padded to four dimensions.
 #[derive(Debug, Clone)]
@@ -64,6 +64,10 @@ pub(crate) struct State<'a> {
     pub dtype: Dtype,
     pub e: f64,
     pub two_e: f64,
+    /// `1 / two_e` (the fast setting's encoder).
+    pub inv_two_e: f64,
+    /// Model revision [`crate::model::FAST`].
+    pub fast: bool,
     pub fills: &'a [u64],
     /// Values used for prediction (specials replaced by their prediction).
     pub recon: Vec<f64>,
@@ -75,23 +79,26 @@ pub(crate) struct State<'a> {
     /// predictor, encoder only).
     pub dry: bool,
     /// Histogram of the dry run: codes `-255..=255` at `q + 255`, larger ones
-    /// at 511 (with their bit lengths summed in `big_bits`), escapes at 512.
+    /// at 511 (with their bit lengths summed in `big_bits`), escapes of
+    /// non-special values at 512 (special values are not counted).
     pub hist: Vec<u64>,
     /// Sum of the bit lengths of codes beyond the histogram's range.
     pub big_bits: u64,
 }
 
 impl<'a> State<'a> {
-    pub fn new(dtype: Dtype, e: f64, fills: &'a [u64], n: usize) -> Self {
+    pub fn new(dtype: Dtype, e: f64, fills: &'a [u64], n: usize, revision: u8) -> Self {
         State {
             dtype,
             e,
             two_e: 2.0 * e,
+            inv_two_e: 1.0 / (2.0 * e),
+            fast: revision == crate::model::FAST,
             fills,
             recon: vec![0.0; n],
             out: vec![0; n],
             buckets: vec![UNKNOWN; n],
-            model: CodeModel::new(dtype.bits()),
+            model: CodeModel::with_revision(dtype.bits(), revision),
             dry: false,
             hist: vec![0; 513],
             big_bits: 0,
@@ -99,12 +106,23 @@ impl<'a> State<'a> {
     }
 
     /// A dry-run state: the traversal computes codes and reconstructions but
-    /// codes nothing.
+    /// codes nothing (and keeps neither buckets nor output).
     pub fn dry(dtype: Dtype, e: f64, fills: &'a [u64], n: usize) -> Self {
-        let mut s = State::new(dtype, e, fills, n);
-        s.dry = true;
-        s.model = CodeModel::new(8);
-        s
+        State {
+            dtype,
+            e,
+            two_e: 2.0 * e,
+            inv_two_e: 1.0 / (2.0 * e),
+            fast: false,
+            fills,
+            recon: vec![0.0; n],
+            out: Vec::new(),
+            buckets: Vec::new(),
+            model: CodeModel::new(8),
+            dry: true,
+            hist: vec![0; 513],
+            big_bits: 0,
+        }
     }
 
     /// Estimated bits of a dry run: the zeroth-order entropy of its codes
@@ -120,6 +138,22 @@ impl<'a> State<'a> {
         bits + self.hist[512] as f64 * f64::from(self.dtype.bits()) + self.big_bits as f64
     }
 
+    /// The buckets of the neighbours at `delta` of point `i` (the fast
+    /// revision's model reads the first two only).
+    #[inline]
+    fn context(&self, g: &Grid, coord: [usize; 4], i: usize, delta: &[[isize; 4]; 4]) -> [u8; 4] {
+        if self.fast {
+            [
+                nb(g, &self.buckets, coord, i, delta[0]),
+                nb(g, &self.buckets, coord, i, delta[1]),
+                UNKNOWN,
+                UNKNOWN,
+            ]
+        } else {
+            delta.map(|dl| nb(g, &self.buckets, coord, i, dl))
+        }
+    }
+
     #[inline]
     fn special(&self, bits: u64) -> bool {
         let v = self.dtype.from_bits(bits);
@@ -129,7 +163,7 @@ impl<'a> State<'a> {
     /// Codes point `i` (original value `x` when encoding) with prediction
     /// `pred` and neighbour buckets `ctx`.
     #[inline]
-    fn point<C: Coder, const ENC: bool>(
+    fn point<C: CdfCoder, const ENC: bool>(
         &mut self,
         c: &mut C,
         i: usize,
@@ -142,7 +176,13 @@ impl<'a> State<'a> {
             let bits = self.dtype.to_bits(x);
             let mut s = Symbol::Escape(bits);
             if !self.special(bits) {
-                let q = ((x - pred) / self.two_e).round();
+                // The fast setting multiplies by 1/2e (the decoder never
+                // computes q; the reconstruction below is checked either way).
+                let q = if self.fast {
+                    ((x - pred) * self.inv_two_e).round()
+                } else {
+                    ((x - pred) / self.two_e).round()
+                };
                 if q.is_finite() && q.abs() < f64::from(1u32 << MAX_BITS) {
                     let r = self.dtype.round(pred + q * self.two_e);
                     if r.is_finite() && (x - r).abs() <= self.e {
@@ -161,6 +201,9 @@ impl<'a> State<'a> {
                     self.hist[511] += 1;
                     self.big_bits += u64::from(2 * (64 - q.unsigned_abs().leading_zeros()));
                 }
+                // Special values are escaped whatever the predictor: left
+                // out of the estimate.
+                Symbol::Escape(bits) if self.special(bits) => {}
                 Symbol::Escape(_) => self.hist[512] += 1,
             }
             sym
@@ -168,15 +211,22 @@ impl<'a> State<'a> {
             self.model.set_context(ctx, level);
             self.model.code(c, sym)
         };
-        self.buckets[i] = bucket(sym);
+        let dry = ENC && self.dry;
+        if !dry {
+            self.buckets[i] = bucket(sym);
+        }
         match sym {
             Symbol::Code(q) => {
                 let r = self.dtype.round(pred + q as f64 * self.two_e);
                 self.recon[i] = r;
-                self.out[i] = self.dtype.to_bits(r);
+                if !dry {
+                    self.out[i] = self.dtype.to_bits(r);
+                }
             }
             Symbol::Escape(bits) => {
-                self.out[i] = bits;
+                if !dry {
+                    self.out[i] = bits;
+                }
                 self.recon[i] = if self.special(bits) {
                     if pred.is_finite() { pred } else { 0.0 }
                 } else {
@@ -212,7 +262,7 @@ fn add(a: [isize; 4], b: [isize; 4]) -> [isize; 4] {
 
 /// Runs the traversal: codes `x` (encoder) or decodes into `st` (decoder,
 /// `x` empty).
-pub(crate) fn traverse<C: Coder, const ENC: bool>(
+pub(crate) fn traverse<C: CdfCoder, const ENC: bool>(
     st: &mut State,
     c: &mut C,
     g: &Grid,
@@ -225,7 +275,7 @@ pub(crate) fn traverse<C: Coder, const ENC: bool>(
     }
 }
 
-fn lorenzo<C: Coder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid, x: &[f64]) {
+fn lorenzo<C: CdfCoder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid, x: &[f64]) {
     // Inclusion-exclusion terms per mask of dimensions with a predecessor.
     let mut terms: Vec<Vec<(usize, f64)>> = vec![Vec::new(); 16];
     for (mask, t) in terms.iter_mut().enumerate() {
@@ -284,7 +334,11 @@ fn lorenzo<C: Coder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid, x: &[
                     for &(off, sign) in &terms[mask] {
                         pred += sign * st.recon[i - off];
                     }
-                    let ctx = ctx_delta.map(|dl| nb(g, &st.buckets, coord, i, dl));
+                    let ctx = if ENC && st.dry {
+                        [UNKNOWN; 4]
+                    } else {
+                        st.context(g, coord, i, &ctx_delta)
+                    };
                     let xi = if ENC { x[i] } else { 0.0 };
                     st.point::<C, ENC>(c, i, pred, xi, ctx, 0);
                     i += 1;
@@ -294,7 +348,7 @@ fn lorenzo<C: Coder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid, x: &[
     }
 }
 
-fn interpolation<C: Coder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid, x: &[f64]) {
+fn interpolation<C: CdfCoder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid, x: &[f64]) {
     let maxdim = *g.dims.iter().max().unwrap_or(&1);
     let mut levels = 0u32;
     while (1usize << levels) < maxdim {
@@ -364,7 +418,11 @@ fn interpolation<C: Coder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid,
                             } else {
                                 left
                             };
-                            let ctx = ctx_delta.map(|dl| nb(g, &st.buckets, coord, i, dl));
+                            let ctx = if ENC && st.dry {
+                                [UNKNOWN; 4]
+                            } else {
+                                st.context(g, coord, i, &ctx_delta)
+                            };
                             let xi = if ENC { x[i] } else { 0.0 };
                             st.point::<C, ENC>(c, i, pred, xi, ctx, level);
                             dd += step[3];

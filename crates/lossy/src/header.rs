@@ -6,7 +6,7 @@ use crate::*;
 pub(crate) fn write_header(info: &Info) -> Vec<u8> {
     let mut h = Vec::new();
     h.extend_from_slice(&MAGIC);
-    h.extend_from_slice(&[FORMAT_VERSION, 0, 0, 0]);
+    h.extend_from_slice(&[FORMAT_VERSION, info.revision, 0, 0]);
     let (mode_id, mode_value) = info.mode.id();
     h.push(match info.dtype {
         Dtype::F32 => 1,
@@ -77,7 +77,14 @@ pub(crate) fn read_header(a: &[u8]) -> Result<(Info, usize), Error> {
     if version != FORMAT_VERSION {
         return Err(corrupt(format!("format_version is {version}, expected 2")));
     }
-    if r.take(3, "reserved")? != [0, 0, 0] {
+    let revision = r.u8("coder")?;
+    if revision >= crate::model::REVISIONS {
+        return Err(corrupt(format!(
+            "coder is {revision}, must be below {}",
+            crate::model::REVISIONS
+        )));
+    }
+    if r.take(2, "reserved")? != [0, 0] {
         return Err(corrupt("reserved bytes are not 0"));
     }
     let dtype = match r.u8("dtype")? {
@@ -157,6 +164,7 @@ pub(crate) fn read_header(a: &[u8]) -> Result<(Info, usize), Error> {
         mode,
         bound,
         predictor,
+        revision,
         fills,
         container,
         payload_len,

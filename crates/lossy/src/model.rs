@@ -12,6 +12,7 @@
 //! coded as "the same bits as the previous escaped value", or its bits one by
 //! one. Encoder and decoder run the same code through [`sep_coder::Coder`].
 
+use crate::fast::{self, CdfCoder, Tables};
 use sep_cm::{AdaptiveProbs, Mixer};
 use sep_coder::Coder;
 
@@ -23,6 +24,21 @@ const NB: usize = 13;
 const NODES: usize = 64;
 /// Largest bit length of `|q|`: codes are below `2^MAX_BITS`.
 pub const MAX_BITS: u32 = 24;
+/// The model revisions a decoder knows (header byte `coder`, doc/FORMAT.md
+/// section 10): 0 mixes every binary decision; 1 codes the bits of `|q|`
+/// below the first one with one adaptive probability each (by bit length,
+/// position and the bit before) and the escape flag only beside an escaped or
+/// unknown neighbour (elsewhere an escape is a bit length above
+/// [`MAX_BITS`]).
+/// Revision 2, the fast setting, codes a code in `-15..=15` as one symbol of
+/// an adaptive table chosen by the buckets of the first two neighbours
+/// ([`fast`]); anything else is that table's symbol `OTHER` followed by the
+/// escape flag and, for a code, the binarisation of revision 1 from the sign
+/// on, every binary decision with one adaptive probability by node and the
+/// same two buckets (no mixing).
+pub const REVISIONS: u8 = 3;
+/// The revision of the fast setting.
+pub const FAST: u8 = 2;
 
 /// One coded symbol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,29 +85,52 @@ pub struct CodeModel {
     mixer: Mixer<6>,
     esc_same: AdaptiveProbs,
     esc_bits: AdaptiveProbs,
+    /// Revision 1: the bits of `|q|` below the first, by bit length and
+    /// position, without mixing.
+    low: AdaptiveProbs,
+    /// Revision 2: the tables of small codes, by the first two neighbours.
+    small: Tables,
     last_escape: u64,
     ctx: [u8; 4],
     level: usize,
+    /// The context's part of the indices of `t1..t4` (set per symbol).
+    base: [usize; 4],
     value_bits: u32,
+    revision: u8,
 }
 
 impl CodeModel {
-    /// A fresh model for values of `value_bits` (32 or 64) bits.
+    /// A fresh model of revision 0 for values of `value_bits` (32 or 64)
+    /// bits.
     pub fn new(value_bits: u32) -> Self {
-        CodeModel {
+        Self::with_revision(value_bits, 0)
+    }
+
+    /// A fresh model of `revision` ([`REVISIONS`]) for values of
+    /// `value_bits` (32 or 64) bits.
+    pub fn with_revision(value_bits: u32, revision: u8) -> Self {
+        // The fast revision uses t1 alone.
+        let mixed = |n: usize| if revision == FAST { 1 } else { n };
+        let mut m = CodeModel {
             t1: AdaptiveProbs::new(NODES * NB * NB, 255),
-            t2: AdaptiveProbs::new(NODES * NB * NB, 255),
-            t3: AdaptiveProbs::new(NODES * NB * NB * 4, 255),
-            t4: AdaptiveProbs::new(NODES * 6 * 6 * 6 * 6, 255),
-            t5: AdaptiveProbs::new(NODES, 255),
-            mixer: Mixer::new(NODES, 6, 1 << 14),
+            t2: AdaptiveProbs::new(mixed(NODES * NB * NB), 255),
+            t3: AdaptiveProbs::new(mixed(NODES * NB * NB * 4), 255),
+            t4: AdaptiveProbs::new(mixed(NODES * 6 * 6 * 6 * 6), 255),
+            t5: AdaptiveProbs::new(mixed(NODES), 255),
+            mixer: Mixer::new(mixed(NODES), 6, 1 << 14),
             esc_same: AdaptiveProbs::new(2 * NB, 255),
             esc_bits: AdaptiveProbs::new(2 * 4096 + 64, 255),
+            low: AdaptiveProbs::new(64 * 32, 255),
+            small: Tables::new(if revision == FAST { NB * NB } else { 1 }),
             last_escape: 0,
             ctx: [UNKNOWN; 4],
             level: 0,
+            base: [0; 4],
             value_bits,
-        }
+            revision,
+        };
+        m.set_context([UNKNOWN; 4], 0);
+        m
     }
 
     /// Sets the buckets of the next point's four neighbours and its level
@@ -100,19 +139,30 @@ impl CodeModel {
     pub fn set_context(&mut self, ctx: [u8; 4], level: usize) {
         self.ctx = ctx;
         self.level = level.min(3);
+        let [n0, n1, n2, n3] = ctx.map(usize::from);
+        if self.revision == FAST {
+            self.base[0] = n0 * NB + n1;
+            return;
+        }
+        self.base = [
+            n0 * NB + n1,
+            n2 * NB + n3,
+            (n0 * NB + n2) * 4 + self.level,
+            coarse(ctx[0]) * 216 + coarse(ctx[1]) * 36 + coarse(ctx[2]) * 6 + coarse(ctx[3]),
+        ];
     }
 
     #[inline]
     fn bit<C: Coder>(&mut self, c: &mut C, node: usize, bit: u32) -> u32 {
-        let [n0, n1, n2, n3] = self.ctx.map(usize::from);
-        let i1 = node * NB * NB + n0 * NB + n1;
-        let i2 = node * NB * NB + n2 * NB + n3;
-        let i3 = (node * NB * NB + n0 * NB + n2) * 4 + self.level;
-        let i4 = node * 1296
-            + coarse(self.ctx[0]) * 216
-            + coarse(self.ctx[1]) * 36
-            + coarse(self.ctx[2]) * 6
-            + coarse(self.ctx[3]);
+        let i1 = node * NB * NB + self.base[0];
+        if self.revision == FAST {
+            let bit = c.code_bit(bit, self.t1.p(i1).clamp(32, 65536 - 32));
+            self.t1.update(i1, bit);
+            return bit;
+        }
+        let i2 = node * NB * NB + self.base[1];
+        let i3 = node * NB * NB * 4 + self.base[2];
+        let i4 = node * 1296 + self.base[3];
         let x = [
             self.t1.stretched(i1),
             self.t2.stretched(i2),
@@ -135,16 +185,33 @@ impl CodeModel {
 
     /// Codes one symbol (the encoder's `s`; the decoder's argument is
     /// ignored) and returns the symbol coded.
-    pub fn code<C: Coder>(&mut self, c: &mut C, s: Symbol) -> Symbol {
+    pub fn code<C: CdfCoder>(&mut self, c: &mut C, s: Symbol) -> Symbol {
         let (is_zero, is_escape) = match s {
             Symbol::Code(0) => (1, 0),
             Symbol::Code(_) => (0, 0),
             Symbol::Escape(_) => (0, 1),
         };
-        if self.bit(c, 0, is_zero) == 1 {
-            return Symbol::Code(0);
-        }
-        if self.bit(c, 1, is_escape) == 1 {
+        let explicit = if self.revision == FAST {
+            let sym = match s {
+                Symbol::Code(q) => fast::symbol_of(q),
+                Symbol::Escape(_) => fast::OTHER,
+            };
+            let ctx = self.base[0];
+            let got = self.small.code(c, ctx, sym);
+            if got != fast::OTHER {
+                return Symbol::Code(fast::code_of(got));
+            }
+            true
+        } else {
+            if self.bit(c, 0, is_zero) == 1 {
+                return Symbol::Code(0);
+            }
+            // Revision 1 codes the escape flag only beside an escaped or
+            // unknown neighbour; elsewhere an escape is a bit length above
+            // MAX_BITS.
+            self.revision == 0 || self.ctx.iter().any(|&b| b == ESCAPED || b == UNKNOWN)
+        };
+        if explicit && self.bit(c, 1, is_escape) == 1 {
             let bits = match s {
                 Symbol::Escape(b) => b,
                 Symbol::Code(_) => 0,
@@ -157,26 +224,43 @@ impl CodeModel {
         };
         let neg = self.bit(c, 2, u32::from(q < 0));
         let m = q.unsigned_abs().max(1);
-        let nbits = 64 - m.leading_zeros();
+        let nbits = if explicit || is_escape == 0 {
+            64 - m.leading_zeros()
+        } else {
+            MAX_BITS + 1
+        };
         // Unary bit length: "longer than k" for k = 1, 2, ...
+        let last = if explicit { MAX_BITS } else { MAX_BITS + 1 };
         let mut k = 1;
-        while k < MAX_BITS {
+        while k < last {
             let more = u32::from(nbits > k);
             if self.bit(c, 3 + k as usize, more) == 0 {
                 break;
             }
             k += 1;
         }
+        if k > MAX_BITS {
+            let bits = match s {
+                Symbol::Escape(b) => b,
+                Symbol::Code(_) => 0,
+            };
+            return Symbol::Escape(self.code_escape(c, bits));
+        }
         let mut v: u64 = 1;
         for j in 0..k - 1 {
             let pos = k - 2 - j;
             let b = ((m >> pos) & 1) as u32;
-            let node = if j == 0 {
-                30 + k as usize
+            let bit = if j == 0 {
+                self.bit(c, 30 + k as usize, b)
+            } else if self.revision >= 1 {
+                let i = k as usize * 32 + (j as usize).min(15) * 2 + (v & 1) as usize;
+                let b = c.code_bit(b, self.low.p(i).clamp(32, 65536 - 32));
+                self.low.update(i, b);
+                b
             } else {
-                56 + (j as usize).min(7)
+                self.bit(c, 56 + (j as usize).min(7), b)
             };
-            v = (v << 1) | u64::from(self.bit(c, node, b));
+            v = (v << 1) | u64::from(bit);
         }
         let v = v as i64;
         Symbol::Code(if neg == 1 { -v } else { v })
@@ -235,20 +319,40 @@ mod tests {
             Symbol::Escape(0x7fc0_0000),
             Symbol::Escape(0x7fc0_0000),
             Symbol::Escape(5),
+            Symbol::Code(3),
+            Symbol::Code(-2),
+            Symbol::Code(1),
+            Symbol::Escape(0x4049_0fdb),
         ])
         .collect();
-        let mut m = CodeModel::new(32);
-        let mut enc = sep_coder::Encoder::new();
-        for (i, &s) in syms.iter().enumerate() {
-            m.set_context([bucket(syms[i.saturating_sub(1)]), UNKNOWN, 0, 1], i % 4);
-            assert_eq!(m.code(&mut enc, s), s);
-        }
-        let bytes = enc.finish();
-        let mut m = CodeModel::new(32);
-        let mut dec = sep_coder::Decoder::new(&bytes);
-        for (i, &s) in syms.iter().enumerate() {
-            m.set_context([bucket(syms[i.saturating_sub(1)]), UNKNOWN, 0, 1], i % 4);
-            assert_eq!(m.code(&mut dec, Symbol::Code(0)), s, "symbol {i}");
+        // Odd symbols see no escaped or unknown neighbour: revision 1 codes
+        // their escapes as a bit length above MAX_BITS.
+        let ctx = |i: usize| {
+            let prev = bucket(syms[i.saturating_sub(1)]);
+            if i % 2 == 1 && prev != ESCAPED {
+                [prev, 0, 0, 1]
+            } else {
+                [prev, UNKNOWN, 0, 1]
+            }
+        };
+        for revision in 0..REVISIONS {
+            let mut m = CodeModel::with_revision(32, revision);
+            let mut enc = sep_coder::Encoder::new();
+            for (i, &s) in syms.iter().enumerate() {
+                m.set_context(ctx(i), i % 4);
+                assert_eq!(m.code(&mut enc, s), s);
+            }
+            let bytes = enc.finish();
+            let mut m = CodeModel::with_revision(32, revision);
+            let mut dec = sep_coder::Decoder::new(&bytes);
+            for (i, &s) in syms.iter().enumerate() {
+                m.set_context(ctx(i), i % 4);
+                assert_eq!(
+                    m.code(&mut dec, Symbol::Code(0)),
+                    s,
+                    "revision {revision} symbol {i}"
+                );
+            }
         }
     }
 }

@@ -59,7 +59,7 @@ fn check(raw: &[u8], back: &[u8], dtype: Dtype, bound: f64, fills: &[f64]) {
 fn round_trip(raw: &[u8], dtype: Dtype, shape: &[usize], opts: &Options, fills: &[f64]) -> usize {
     let a = compress_raw(raw, dtype, shape, opts).unwrap();
     let info = inspect(&a).unwrap();
-    let back = decompress(&a, u64::MAX).unwrap();
+    let back = decompress(&a, u64::MAX).unwrap_or_else(|e| panic!("{shape:?} {opts:?}: {e}"));
     check(raw, &back, dtype, info.bound, fills);
     if let Mode::Abs(e) = opts.mode {
         assert_eq!(info.bound, e);
@@ -92,14 +92,18 @@ fn generated_grids_keep_every_bound_with_specials() {
             Mode::Rel(1e-3),
             Mode::Rel(1e-4),
         ] {
-            for predictor in [
-                None,
-                Some(Predictor::Lorenzo),
-                Some(Predictor::Interpolation),
+            for (predictor, revision) in [
+                (None, None),
+                (None, Some(0)),
+                (Some(Predictor::Lorenzo), None),
+                (Some(Predictor::Interpolation), None),
+                (None, Some(2)),
+                (Some(Predictor::Interpolation), Some(2)),
             ] {
                 let opts = Options {
                     mode,
                     predictor,
+                    revision,
                     ..Options::default()
                 };
                 let size = round_trip(&raw, dtype, &shape, &opts, &[-1e34]);
@@ -118,7 +122,7 @@ fn explicit_fill_is_kept_and_left_out_of_the_range() {
     let opts = Options {
         mode: Mode::Rel(1e-3),
         fill: Some(9999.0),
-        predictor: None,
+        ..Options::default()
     };
     let a = compress_raw(&raw, Dtype::F32, &shape, &opts).unwrap();
     let info = inspect(&a).unwrap();
@@ -186,6 +190,23 @@ fn corrupt_archives_fail_cleanly() {
         decompress(&a, 100),
         Err(sep_lossy::Error::LimitExceeded { .. })
     ));
+    // Byte 5 is the model revision: one the decoder does not know is named.
+    assert_eq!(inspect(&a).unwrap().revision, 1);
+    let mut b = a.clone();
+    b[5] = 7;
+    let e = decompress(&b, u64::MAX).unwrap_err().to_string();
+    assert!(e.contains("coder is 7"), "{e}");
+    let e = compress_raw(
+        &raw,
+        Dtype::F32,
+        &shape,
+        &Options {
+            revision: Some(9),
+            ..Options::default()
+        },
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("model revision 9"), "{e}");
 }
 
 #[test]
@@ -218,7 +239,7 @@ fn bad_options_are_one_line_errors() {
 }
 
 /// The whole float set of the shared corpus at abs and rel 1e-2, 1e-3,
-/// 1e-4: every value within the bound, specials exact; prints sizes and
+/// 1e-4, default and fast settings: every value within the bound, specials exact; prints sizes and
 /// speed.
 #[test]
 #[ignore = "reads the shared corpus; run by hand with SEP_CORPUS"]
@@ -242,14 +263,17 @@ fn whole_float_set_keeps_every_bound() {
             .find(|p| p.contains('x') && p.split('x').all(|d| d.parse::<usize>().is_ok()))
             .map(|p| p.split('x').map(|d| d.parse().unwrap()).collect())
             .unwrap_or_else(|| vec![raw.len() / dtype.size()]);
-        for mode in [
+        for (mode, fast) in [
             Mode::Abs(1e-2),
             Mode::Abs(1e-3),
             Mode::Abs(1e-4),
             Mode::Rel(1e-2),
             Mode::Rel(1e-3),
             Mode::Rel(1e-4),
-        ] {
+        ]
+        .into_iter()
+        .flat_map(|m| [(m, false), (m, true)])
+        {
             let t = Instant::now();
             let a = compress_raw(
                 &raw,
@@ -257,6 +281,7 @@ fn whole_float_set_keeps_every_bound() {
                 &shape,
                 &Options {
                     mode,
+                    fast,
                     ..Options::default()
                 },
             )
@@ -270,8 +295,9 @@ fn whole_float_set_keeps_every_bound() {
             check(&raw, &back, dtype, info.bound, &fills);
             let s = compare(dtype, &raw, &back, &info.fills).unwrap();
             println!(
-                "{name:40} {:10} {:>9} B ratio {:7.2} {:13} max_err {:.3e} bound {:.3e} psnr {:6.2} c {:5.1} MB/s d {:5.1} MB/s",
+                "{name:40} {:10} {:4} {:>9} B ratio {:7.2} {:13} max_err {:.3e} bound {:.3e} psnr {:6.2} c {:5.1} MB/s d {:5.1} MB/s",
                 mode.describe(),
+                if fast { "fast" } else { "" },
                 a.len(),
                 raw.len() as f64 / a.len() as f64,
                 info.predictor.name(),

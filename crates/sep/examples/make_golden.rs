@@ -1229,11 +1229,65 @@ fn lossy_files(files: &mut Files) {
             Some(Predictor::Lorenzo),
         ),
     ];
-    for (name, input, mode, predictor) in cases {
+    // The cases above are pinned to model revision 0 (written before revision
+    // 1 existed); the ones below use the newest revisions.
+    let pinned = cases.len();
+    let cases: Vec<_> = cases
+        .into_iter()
+        .map(|(n, i, m, p)| (n, i, m, p, Some(0u8)))
+        .chain([
+            (
+                "r1.rel-1e-4.grid.sep",
+                "grid-4x24x32.f32",
+                Mode::Rel(1e-4),
+                None,
+                Some(1u8),
+            ),
+            (
+                "r1.abs-0.01.lorenzo.grid.sep",
+                "grid-4x24x32.f32",
+                Mode::Abs(0.01),
+                Some(Predictor::Lorenzo),
+                Some(1u8),
+            ),
+            (
+                "r1.abs-0.0001.basel.sep",
+                "basel-temp.head2048.f64",
+                Mode::Abs(1e-4),
+                None,
+                Some(1u8),
+            ),
+            (
+                "fast.rel-1e-4.grid.sep",
+                "grid-4x24x32.f32",
+                Mode::Rel(1e-4),
+                None,
+                Some(2u8),
+            ),
+            (
+                "fast.abs-0.01.interp.grid.sep",
+                "grid-4x24x32.f32",
+                Mode::Abs(0.01),
+                Some(Predictor::Interpolation),
+                Some(2u8),
+            ),
+            (
+                "fast.abs-0.00001.basel.sep",
+                "basel-temp.head2048.f64",
+                Mode::Abs(1e-5),
+                None,
+                Some(2u8),
+            ),
+        ])
+        .collect();
+    assert!(cases.len() > pinned);
+    for (name, input, mode, predictor, revision) in cases {
         let opts = Options {
             mode,
             fill: None,
             predictor,
+            revision,
+            fast: false,
         };
         let archive = match input {
             "grid-4x24x32.f32" => compress_raw(&grid, Dtype::F32, &[4, 24, 32], &opts),
