@@ -48,6 +48,25 @@ pub(crate) fn full_cm(table_bits: u8) -> CmConfig {
     }
 }
 
+/// The `fast` preset's context model: CM revision 3 (`sep_cm::FastCm`).
+pub(crate) fn fast_cm() -> CmConfig {
+    CmConfig {
+        orders: 0b0010_1111,
+        word: true,
+        sparse: false,
+        record: false,
+        long: 0,
+        match_min: 6,
+        match2_min: 0,
+        table_bits: 22,
+        match_bits: 20,
+        selectors: 0b0011,
+        apms: 1,
+        image: false,
+        revision: 3,
+    }
+}
+
 impl MixConfig {
     /// The configuration of a preset; `None` for the paper's (neural-only)
     /// presets. Chosen by measurement (README, "Presets and ablation"): a network as a
@@ -56,16 +75,10 @@ impl MixConfig {
     /// so only `hybrid` has one.
     pub fn preset(p: Preset) -> Option<Self> {
         match p {
-            // Fewer contexts and one APM: about 1.7x the speed of `default`.
+            // CM revision 3, the lean model (doc/FORMAT.md section 4.14,
+            // README "Presets"): 4 MiB context table, 2^20-slot match table.
             Preset::Fast => Some(MixConfig {
-                cm: CmConfig {
-                    orders: 0b0010_1111,
-                    sparse: false,
-                    long: 0,
-                    match2_min: 0,
-                    apms: 1,
-                    ..full_cm(22)
-                },
+                cm: fast_cm(),
                 neural: None,
                 serial: None,
             }),
