@@ -125,7 +125,7 @@ impl FastCm {
             matcher: MatchModel::new(match_bits, config.match_min.into()),
             matched: MatchState::default(),
             mixer: Mixer::new(256 * MATCH_CLASSES, 6, 1 << 14),
-            apm: Apm::new(1 << 16, 7),
+            apm: Apm::new(3 * 256, 7),
             hashes: [0; HASHED],
             buckets: [0; HASHED],
             c4: 0,
@@ -134,16 +134,24 @@ impl FastCm {
         }
     }
 
-    /// Finds every hashed context's bucket for the nibble that starts now
-    /// (`None` at the byte's start, else the partial byte).
+    /// The table keys of the hashed contexts for the nibble that starts now
+    /// (`None` at the byte's start, else the partial byte); loads their
+    /// cache lines, so that the misses overlap one another and whatever
+    /// work comes before [`find_buckets`](Self::find_buckets).
     #[inline]
-    fn find_buckets(&mut self, nibble: Option<u32>) {
+    fn touch_keys(&self, nibble: Option<u32>) -> [u32; HASHED] {
         let keys = self.hashes.map(|h| nibble.map_or(h, |c0| hash2(h, c0)));
         let mut acc = 0u8;
         for &k in &keys {
             acc ^= self.table.touch(k);
         }
         std::hint::black_box(acc);
+        keys
+    }
+
+    /// Finds (or claims) every hashed context's bucket for `keys`.
+    #[inline]
+    fn find_buckets(&mut self, keys: [u32; HASHED]) {
         for (b, &k) in self.buckets.iter_mut().zip(&keys) {
             *b = self.table.bucket(k);
         }
@@ -160,9 +168,10 @@ impl FastCm {
             hash2(hash2(c4, 6), c8 & 0xFFFF),
             hash2(self.word, 0x100 + (c4 & 0xFF)),
         ];
-        self.find_buckets(None);
+        let keys = self.touch_keys(None);
         self.matcher
             .begin_byte(&mut self.matched, data, 0, pos, &Sequential(pos));
+        self.find_buckets(keys);
         let len = self.matched.len();
         let class = if len == 0 {
             0
@@ -179,9 +188,12 @@ impl FastCm {
         let mut nib = 1usize;
         let mut nodes = [0usize; HASHED];
         let mut states = [0u8; CONTEXTS];
+        // Each bit's APM row is far from the last one: its load starts as
+        // soon as the row is known, and overlaps the work before its use.
         for i in (0..8).rev() {
             if i == 3 {
-                self.find_buckets(Some(c0));
+                let keys = self.touch_keys(Some(c0));
+                self.find_buckets(keys);
                 nib = 1;
             }
             let mut x = [0i32; INPUTS];
@@ -199,7 +211,10 @@ impl FastCm {
             x[CONTEXTS + 2] = 256;
             let d = self.mixer.mix(x, class * 256 + c0 as usize);
             let pm = self.mixer.last();
-            let pa = self.apm.refine_stretched(d, (c1 << 8) | c0 as usize);
+            let pa = self.apm.refine_stretched(
+                d,
+                (x[CONTEXTS + 1].signum() + 1) as usize * 256 + c0 as usize,
+            );
             let p = ((pm + 3 * pa) >> 2).clamp(1, 65535);
             let bit = coder.code_bit((byte >> i) & 1, p);
             for j in 0..HASHED {
