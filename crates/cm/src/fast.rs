@@ -18,8 +18,16 @@
 //! one adaptive map per context turns its state into a stretched
 //! probability; a single-layer [`Mixer`] of [`INPUTS`] inputs, whose weight
 //! set is chosen by the partial byte and the match length, mixes them; one
-//! [`Apm`] on the previous byte and the partial byte refines the mix, and
-//! the coded probability is `(mix + 3 apm) / 4`.
+//! [`Apm`] on the partial byte and the match model's predicted bit refines
+//! the mix, and the coded probability is `(mix + 3 apm) / 4`.
+//!
+//! Why these choices (measured with `examples/fast_bench.rs` and `perf`):
+//! an APM on the previous byte, as revision 0 has, is a 4.3 MB table read
+//! at a new row every bit, a cache miss that took 44% of the time on
+//! kodim23; the partial byte with the match prediction (50 KB) costs 0.8%
+//! in size for about a fifth less time. The rest of the time goes to the
+//! hashed contexts' cache misses (two per context and byte, overlapped) and
+//! the match model's table.
 //!
 //! All arithmetic is integer: encoder and decoder agree on every machine.
 //! This file is normative for revision 3: once archives of it exist,
@@ -44,6 +52,9 @@ pub const INPUTS: usize = CONTEXTS + 3;
 /// Match-length classes that select the mixer's weight set (with the
 /// partial byte).
 const MATCH_CLASSES: usize = 4;
+/// APM contexts: the partial byte times the match model's predicted bit
+/// (none, 0, 1).
+const APM_ROWS: usize = 3 * 256;
 /// Adaptation limit of the state maps.
 const MAP_LIMIT: u32 = 1023;
 
@@ -81,7 +92,7 @@ pub(crate) fn memory_bytes(table_bits: u8, match_bits: u8) -> u64 {
     (1u64 << table_bits)
         + (4u64 << match_bits)
         + 65536
-        + 65536 * 33 * 2
+        + (APM_ROWS * 33 * 2) as u64
         + (256 * MATCH_CLASSES * INPUTS * 4) as u64
         + (CONTEXTS * 1024 + 256 * 4) as u64
 }
@@ -125,7 +136,7 @@ impl FastCm {
             matcher: MatchModel::new(match_bits, config.match_min.into()),
             matched: MatchState::default(),
             mixer: Mixer::new(256 * MATCH_CLASSES, 6, 1 << 14),
-            apm: Apm::new(3 * 256, 7),
+            apm: Apm::new(APM_ROWS, 7),
             hashes: [0; HASHED],
             buckets: [0; HASHED],
             c4: 0,

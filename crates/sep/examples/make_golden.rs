@@ -376,7 +376,11 @@ fn golden_list() -> Vec<Golden> {
         add(&format!("{name}.obj1.sep"), "obj1.head4096", &model, None);
     }
     for (name, model) in models() {
-        if ["store", "order2", "pac", "mix", "mix-pac", "ultra", "fast-r3"].contains(&name) {
+        if [
+            "store", "order2", "pac", "mix", "mix-pac", "ultra", "fast-r3",
+        ]
+        .contains(&name)
+        {
             for (input, _) in synthetic().into_iter().filter(|(n, _)| !n.contains('.')) {
                 add(&format!("{name}.{input}.sep"), input, &model, None);
             }

@@ -255,4 +255,48 @@ mod tests {
         bad[2] = 1;
         assert!(params::read_mix(&bad, 1, 0).is_err());
     }
+
+    #[test]
+    fn fast_is_cm_revision_3_without_a_network() {
+        let f = MixConfig::preset(Preset::Fast).expect("mix preset");
+        assert_eq!(f.cm, fast_cm());
+        assert_eq!(
+            (f.cm.revision, f.neural.is_none(), f.serial.is_none()),
+            (3, true, true)
+        );
+        let p = params::write_mix(&f);
+        assert_eq!((p[1], p.len()), (3, 16));
+        assert_eq!(params::read_mix(&p, 1, 0), Ok(f.clone()));
+        assert!(f.describe().contains("cm-fast"));
+        // Revision 3 takes no network and only its own fixed fields.
+        let mut bad = params::write_mix(&MixConfig {
+            cm: fast_cm(),
+            neural: Some(NeuralConfig::preset(Preset::Fast)),
+            serial: None,
+        });
+        let (b, l) = (NeuralConfig::preset(Preset::Fast).streams, 8);
+        assert!(
+            params::read_mix(&bad, b, l)
+                .unwrap_err()
+                .to_string()
+                .contains("revision 3")
+        );
+        bad = p.clone();
+        bad[4 + 2] = 1; // sparse
+        assert!(
+            params::read_mix(&bad, 1, 0)
+                .unwrap_err()
+                .to_string()
+                .contains("revision 3")
+        );
+        bad = p.clone();
+        bad[4 + 5] = 0; // match_min
+        assert!(params::read_mix(&bad, 1, 0).is_err());
+        bad = p;
+        bad[1] = 4;
+        assert!(params::read_mix(&bad, 1, 0).is_err());
+        // Its memory estimate is its own (a 4 MiB table, a 4 MiB match table).
+        let m = f.memory_bytes(1 << 24);
+        assert!((8 << 20..12 << 20).contains(&m), "{m}");
+    }
 }
