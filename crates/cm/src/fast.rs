@@ -274,8 +274,8 @@ mod tests {
         let mut enc = Encoder::new();
         let mut m = FastCm::new(&config(), data.len());
         let mut buf = data.to_vec();
-        for pos in 0..buf.len() {
-            assert_eq!(m.code_byte(&mut enc, &mut buf, pos), data[pos]);
+        for (pos, &b) in data.iter().enumerate() {
+            assert_eq!(m.code_byte(&mut enc, &mut buf, pos), b);
         }
         assert_eq!(buf, data, "the encoder leaves the data as it is");
         let bytes = enc.finish();
