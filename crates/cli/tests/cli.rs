@@ -612,3 +612,57 @@ fn ultra_preset_round_trips_identically_for_any_threads() {
         .success()
         .stdout(predicate::str::contains("lstm (64 cells"));
 }
+
+/// `-p fast` and levels -2/-3 write CM revision 3 (doc/FORMAT.md section
+/// 4.14): the same archive for -T1 and -T2 over several blocks, for `-p fast`
+/// and `-2`, restored byte for byte, listed as `cm-fast`, and smaller than
+/// order2 (`-1`).
+#[test]
+fn fast_preset_is_cm_revision_3_identical_for_any_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut data = corpus_file("calgary.paper1");
+    data.extend(corpus_file("cantrbry.grammar.lsp"));
+    data.extend(corpus_file("calgary.obj1"));
+    let path = dir.path().join("mixed");
+    fs::write(&path, &data).unwrap();
+    let bin = || Command::cargo_bin("sep").expect("binary built");
+    let run = |args: &[&str]| {
+        bin()
+            .args(["-q", "-c"])
+            .args(args)
+            .arg(&path)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone()
+    };
+    let t1 = run(&["-p", "fast", "-T1", "-B", "16K"]);
+    let t2 = run(&["-p", "fast", "-T2", "-B", "16K"]);
+    assert_eq!(t1, t2, "fast archive depends on -T");
+    assert_eq!(run(&["-2", "-T2", "-B", "16K"]), t1, "-2 is -p fast");
+    let whole = run(&["-3", "-T1"]);
+    let order2 = run(&["-1", "-T1"]);
+    assert!(
+        whole.len() * 10 < order2.len() * 9,
+        "fast {} bytes, order2 {}",
+        whole.len(),
+        order2.len()
+    );
+    for archive in [&t1, &whole] {
+        let a = dir.path().join("a.sep");
+        fs::write(&a, archive).unwrap();
+        bin()
+            .args(["-l", "-v"])
+            .arg(&a)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("mix: cm-fast"));
+        bin()
+            .args(["-d", "-c"])
+            .arg(&a)
+            .assert()
+            .success()
+            .stdout(predicate::eq(data.clone()));
+    }
+}

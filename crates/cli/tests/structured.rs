@@ -1,7 +1,7 @@
 //! Structured data through the real binary (issue 16, CM revision 2): a
 //! headerless float array and an RGB image round-trip with the default
 //! preset and give the same archive for every -T; the float array codes at
-//! least 15% smaller than with the `fast` preset (revision 0).
+//! least 15% smaller than with the `fast` preset (no float model).
 
 use assert_cmd::Command;
 use predicates::prelude::*;

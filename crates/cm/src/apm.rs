@@ -63,6 +63,15 @@ impl Apm {
         (a * (128 - w) + b * w) >> 7
     }
 
+    /// Loads the cache lines of context `ctx`'s row without changing
+    /// anything (a prefetch: the read's value is only returned so that it is
+    /// not optimised away).
+    #[inline]
+    pub fn touch(&self, ctx: usize) -> u16 {
+        let i = ctx * 33;
+        self.t[i] ^ self.t[i + 32]
+    }
+
     /// Moves the point nearest to the last refined input towards `bit`.
     #[inline]
     pub fn update(&mut self, bit: u32) {

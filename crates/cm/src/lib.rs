@@ -13,6 +13,8 @@
 //! families; for revision 2 the text family and the APMs of `sse.rs`)
 //! behind one trait, so adding a family is one new file plus a
 //! registration line. Revision 0 of it is frozen: see `cm/mod.rs`.
+//! Revision 3 is a separate, lean model for the `fast` preset: [`FastCm`]
+//! (`fast.rs`), a fixed set of contexts with one mixer and one APM.
 //!
 //! One part is not integer: [`Lstm`] (`lstm.rs`), the serial network that
 //! [`Cm::with_lstm`] adds as mixer inputs (preset `ultra`). It computes in
@@ -45,6 +47,7 @@
 
 mod apm;
 mod cm;
+mod fast;
 mod hashtable;
 mod logistic;
 mod logistic_tables;
@@ -59,6 +62,7 @@ mod state;
 
 pub use apm::Apm;
 pub use cm::{Cm, CmConfig, CmStream};
+pub use fast::FastCm;
 pub use hashtable::NibbleTable;
 pub use logistic::{squash, stretch};
 pub use lstm::{Lstm, LstmConfig};

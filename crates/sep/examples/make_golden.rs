@@ -173,7 +173,34 @@ fn models() -> Vec<(&'static str, Model)> {
         ("default-r2", default_r(2)),
         // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13).
         ("ultra", Model::mix_preset(Preset::Ultra)),
+        // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
+        // section 4.14).
+        ("fast-r3", fast_r3()),
     ]
+}
+
+/// The `fast` preset of CM revision 3 (pinned: its archives must not change
+/// when the preset does).
+fn fast_r3() -> Model {
+    Model::Mix(MixConfig {
+        cm: CmConfig {
+            orders: 0b0010_1111,
+            word: true,
+            sparse: false,
+            record: false,
+            long: 0,
+            match_min: 6,
+            match2_min: 0,
+            table_bits: 22,
+            match_bits: 20,
+            selectors: 0b0011,
+            apms: 1,
+            image: false,
+            revision: 3,
+        },
+        neural: None,
+        serial: None,
+    })
 }
 
 /// The `default` preset with CM revision 0.
@@ -347,7 +374,11 @@ fn golden_list() -> Vec<Golden> {
         add(&format!("{name}.obj1.sep"), "obj1.head4096", &model, None);
     }
     for (name, model) in models() {
-        if ["store", "order2", "pac", "mix", "mix-pac", "ultra"].contains(&name) {
+        if [
+            "store", "order2", "pac", "mix", "mix-pac", "ultra", "fast-r3",
+        ]
+        .contains(&name)
+        {
             for (input, _) in synthetic().into_iter().filter(|(n, _)| !n.contains('.')) {
                 add(&format!("{name}.{input}.sep"), input, &model, None);
             }
@@ -371,7 +402,7 @@ fn golden_list() -> Vec<Golden> {
                 add(&format!("{name}.{short}.sep"), input, &model, None);
             }
         }
-        if ["mix", "default"].contains(&name) {
+        if ["mix", "default", "fast-r3"].contains(&name) {
             add(
                 &format!("{name}.kodim23.sep"),
                 "kodim23.crop32x24.ppm",

@@ -19,7 +19,7 @@
 
 use crate::neural::NeuralConfig;
 use crate::pipeline::Cancel;
-use sep_cm::{Cm, CmConfig, CmStream, LstmConfig, Visibility};
+use sep_cm::{Cm, CmConfig, CmStream, FastCm, LstmConfig, Visibility};
 use sep_coder::{Coder, Decoder as RangeDecoder, Encoder as RangeEncoder, FreqTable, quantize};
 use sep_model::Trainer;
 
@@ -117,6 +117,13 @@ fn run<C: Coder>(
     cancel: &Cancel,
 ) {
     assert!(neural.is_some() || cm.is_some(), "a block needs a model");
+    if let Some(c) = cm.filter(|c| c.revision == 3) {
+        assert!(
+            neural.is_none() && serial.is_none() && coders.len() == 1,
+            "CM revision 3 codes a block as one stream"
+        );
+        return run_fast(c, data, &mut coders[0], cancel);
+    }
     let layout = StreamLayout::new(data.len(), coders.len());
     let streams = layout.streams;
     let mut net = neural.map(|c| Trainer::from_config(&c.backbone, c.adam, streams, seed));
@@ -184,6 +191,24 @@ fn run<C: Coder>(
         if t % 256 == 255 || t + 1 == steps {
             cancel.advance(std::mem::take(&mut unreported));
         }
+    }
+}
+
+/// CM revision 3 (`sep_cm::FastCm`, doc/FORMAT.md section 4.14): the block
+/// as one stream, byte after byte.
+fn run_fast<C: Coder>(config: &CmConfig, data: &mut [u8], coder: &mut C, cancel: &Cancel) {
+    let mut model = FastCm::new(config, data.len());
+    let mut pos = 0;
+    while pos < data.len() {
+        if cancel.is_set() {
+            return;
+        }
+        let end = (pos + 4096).min(data.len());
+        for p in pos..end {
+            model.code_byte(coder, data, p);
+        }
+        cancel.advance((end - pos) as u64);
+        pos = end;
     }
 }
 

@@ -48,6 +48,25 @@ pub(crate) fn full_cm(table_bits: u8) -> CmConfig {
     }
 }
 
+/// The `fast` preset's context model: CM revision 3 (`sep_cm::FastCm`).
+pub(crate) fn fast_cm() -> CmConfig {
+    CmConfig {
+        orders: 0b0010_1111,
+        word: true,
+        sparse: false,
+        record: false,
+        long: 0,
+        match_min: 6,
+        match2_min: 0,
+        table_bits: 22,
+        match_bits: 20,
+        selectors: 0b0011,
+        apms: 1,
+        image: false,
+        revision: 3,
+    }
+}
+
 impl MixConfig {
     /// The configuration of a preset; `None` for the paper's (neural-only)
     /// presets. Chosen by measurement (README, "Presets and ablation"): a network as a
@@ -56,16 +75,10 @@ impl MixConfig {
     /// so only `hybrid` has one.
     pub fn preset(p: Preset) -> Option<Self> {
         match p {
-            // Fewer contexts and one APM: about 1.7x the speed of `default`.
+            // CM revision 3, the lean model (doc/FORMAT.md section 4.14,
+            // README "Presets"): 4 MiB context table, 2^20-slot match table.
             Preset::Fast => Some(MixConfig {
-                cm: CmConfig {
-                    orders: 0b0010_1111,
-                    sparse: false,
-                    long: 0,
-                    match2_min: 0,
-                    apms: 1,
-                    ..full_cm(22)
-                },
+                cm: fast_cm(),
                 neural: None,
                 serial: None,
             }),
@@ -241,5 +254,49 @@ mod tests {
         let mut bad = p;
         bad[2] = 1;
         assert!(params::read_mix(&bad, 1, 0).is_err());
+    }
+
+    #[test]
+    fn fast_is_cm_revision_3_without_a_network() {
+        let f = MixConfig::preset(Preset::Fast).expect("mix preset");
+        assert_eq!(f.cm, fast_cm());
+        assert_eq!(
+            (f.cm.revision, f.neural.is_none(), f.serial.is_none()),
+            (3, true, true)
+        );
+        let p = params::write_mix(&f);
+        assert_eq!((p[1], p.len()), (3, 16));
+        assert_eq!(params::read_mix(&p, 1, 0), Ok(f.clone()));
+        assert!(f.describe().contains("cm-fast"));
+        // Revision 3 takes no network and only its own fixed fields.
+        let mut bad = params::write_mix(&MixConfig {
+            cm: fast_cm(),
+            neural: Some(NeuralConfig::preset(Preset::Fast)),
+            serial: None,
+        });
+        let (b, l) = (NeuralConfig::preset(Preset::Fast).streams, 8);
+        assert!(
+            params::read_mix(&bad, b, l)
+                .unwrap_err()
+                .to_string()
+                .contains("revision 3")
+        );
+        bad = p.clone();
+        bad[4 + 2] = 1; // sparse
+        assert!(
+            params::read_mix(&bad, 1, 0)
+                .unwrap_err()
+                .to_string()
+                .contains("revision 3")
+        );
+        bad = p.clone();
+        bad[4 + 5] = 0; // match_min
+        assert!(params::read_mix(&bad, 1, 0).is_err());
+        bad = p;
+        bad[1] = 4;
+        assert!(params::read_mix(&bad, 1, 0).is_err());
+        // Its memory estimate is its own (a 4 MiB table, a 4 MiB match table).
+        let m = f.memory_bytes(1 << 24);
+        assert!((8 << 20..12 << 20).contains(&m), "{m}");
     }
 }

@@ -8,7 +8,7 @@
 ///
 /// | preset | mixed model ([`MixConfig::preset`]) | neural model ([`NeuralConfig::preset`]) |
 /// |---|---|---|
-/// | `fast` | orders 1-4 and 6, word, record and image contexts, one match model, 4 MiB table, one APM; 32 MiB, about 1.7x `default`'s speed | PAC, context 8, embedding 16, FFN 256, 64 streams |
+/// | `fast` | CM revision 3, the lean model (doc/FORMAT.md 4.14): order 1 direct, orders 2-4 and 6 and word hashed, one match model, one mixer, one APM, 4 MiB table; 8.2 MiB | PAC, context 8, embedding 16, FFN 256, 64 streams |
 /// | `default` | orders 1-6 and the last 8 bytes, word, sparse, record and image contexts, two match models, 64 MiB table, two APMs; 112 MiB (what `sep FILE` uses) | PAC, context 8, embedding 16, FFN 512, 32 streams |
 /// | `max` | `default`'s contexts with a 128 MiB table and 2^24-slot match tables; 208 MiB | PAC, context 8, embedding 32, FFN 1024, 32 streams |
 /// | `ultra` | `max` plus a serial LSTM (64 cells) that reads the whole block as one stream and adds mixer inputs (doc/FORMAT.md 4.13); several times slower | as `max` |

@@ -60,6 +60,12 @@ fn decoder_memory_is_an_upper_bound_of_the_measured_peak() {
         ("order2 one block".into(), Model::Order2, 40_000, 65_536),
         ("mix".into(), common::tiny_mix(), 40_000, 16_384),
         ("mix default".into(), Model::default(), 20_000, 8_192),
+        (
+            "mix fast (CM revision 3)".into(),
+            Model::mix_preset(Preset::Fast),
+            40_000,
+            16_384,
+        ),
         ("hybrid".into(), common::tiny_hybrid(), 6_000, 3_000),
         (
             "pac tiny, 8 streams".into(),

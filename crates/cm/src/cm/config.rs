@@ -43,7 +43,10 @@ pub struct CmConfig {
     /// (doc/FORMAT.md section 4.11); 2 adds the text, code and markup
     /// contexts in place of the word and image ones, one mixer selector and
     /// two APMs, and the structured-data models (float arrays found from
-    /// statistics, an adaptive pixel predictor) of section 4.12. Not part of
+    /// statistics, an adaptive pixel predictor) of section 4.12; 3 is the
+    /// lean model of the `fast` preset ([`FastCm`](crate::FastCm), section
+    /// 4.14), which reads only `table_bits`, `match_bits` and `match_min`.
+    /// Not part of
     /// `sep::params::write_cm`:
     /// the mix parameters carry it.
     pub revision: u8,
@@ -52,6 +55,9 @@ pub struct CmConfig {
 impl CmConfig {
     /// Bytes of memory the model allocates (one model serves all streams).
     pub fn memory_bytes(&self) -> u64 {
+        if self.revision == 3 {
+            return crate::fast::memory_bytes(self.table_bits, self.match_bits);
+        }
         let slots = self.contexts() as u64;
         (1u64 << self.table_bits)
             + (u64::from(self.match_min > 0) + u64::from(self.match2_min > 0))
@@ -105,8 +111,20 @@ impl CmConfig {
                 self.selectors
             ));
         }
-        if self.revision > 2 {
-            return Err(format!("CM revision {} unknown (0 to 2)", self.revision));
+        if self.revision > 3 {
+            return Err(format!("CM revision {} unknown (0 to 3)", self.revision));
+        }
+        if self.revision == 3 {
+            if self.match_min == 0 {
+                return Err("CM revision 3 needs a match model (match_min 1..=64)".into());
+            }
+            if !crate::fast::fixed_fields_match(self) {
+                return Err(
+                    "CM revision 3 takes only table_bits, match_bits and match_min; \
+                     its other fields are fixed (doc/FORMAT.md section 4.14)"
+                        .into(),
+                );
+            }
         }
         if self.apms & 0xFC != 0 {
             return Err(format!("apms {:#x}: only bits 0 and 1", self.apms));
@@ -126,7 +144,11 @@ impl CmConfig {
             .collect();
         format!(
             "cm{} (orders {}{}{}{}{}; match {}{}; table 2^{}, match table 2^{})",
-            if self.revision > 0 { "2" } else { "" },
+            match self.revision {
+                0 => "",
+                3 => "-fast",
+                _ => "2",
+            },
             if orders.is_empty() {
                 "none".into()
             } else {
