@@ -65,3 +65,31 @@ fn list_verbose_shows_plain_blocks() {
         .success()
         .stdout(predicate::str::contains("block 0: modelled, 3721 bytes"));
 }
+
+/// `sep -c -v` reports the time spent on detection and transforms, with the
+/// blocks that were written segmented (issue 17).
+#[test]
+fn compress_verbose_reports_detection_and_transform_time() {
+    let dir = TempDir::new().unwrap();
+    for (name, segmented) in [("grammar.lsp.gz", "1 of 1"), ("grammar.lsp", "0 of 1")] {
+        let input = dir.path().join(name);
+        std::fs::copy(golden_input(name), &input).unwrap();
+        sep()
+            .args(["-v", "-T1"])
+            .arg(&input)
+            .assert()
+            .success()
+            .stderr(predicate::str::contains("transforms: detection "))
+            .stderr(predicate::str::contains(format!(
+                "({segmented} blocks segmented)"
+            )))
+            .stderr(predicate::str::contains("% of "));
+        // --no-transforms: nothing to report.
+        sep()
+            .args(["-v", "-f", "--no-transforms"])
+            .arg(&input)
+            .assert()
+            .success()
+            .stderr(predicate::str::contains("transforms: detection").not());
+    }
+}

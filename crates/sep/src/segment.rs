@@ -12,7 +12,9 @@ use crate::codec::ModelConfig;
 use crate::error::{Error, Result};
 use crate::format::MAX_MODEL_MEMORY;
 use crate::pipeline::Cancel;
+use crate::stats::EncodeStats;
 use sep_transform::{Kind, Plan, Segment};
+use std::time::Instant;
 
 /// The transforms themselves (crate `sep-transform`), for tools and fuzzing.
 pub use sep_transform as transform;
@@ -94,22 +96,34 @@ pub(crate) fn encode(
     seed: u64,
     raw: &[u8],
     cancel: &Cancel,
+    stats: &EncodeStats,
 ) -> Option<(Vec<u8>, u64)> {
     // Options::transforms (--no-transforms) turns segmented blocks off in
     // the caller.
     if matches!(config, ModelConfig::Store) {
         return None;
     }
+    let t = Instant::now();
+    let found = sep_transform::detect::detect(raw);
+    stats.time_detect(t);
+    if found.is_empty() {
+        return None;
+    }
+    let t = Instant::now();
+    let plan = sep_transform::analyse_found(raw, found);
+    stats.time_transforms(t);
     let Plan {
         segments,
         mut inner,
-    } = sep_transform::analyse(raw)?;
+    } = plan?;
     let dense = dense_bytes(&segments);
+    let t = Instant::now();
     let streams = if inner.is_empty() {
         Vec::new()
     } else {
         config.encode_block(seed, &mut inner, cancel)?
     };
+    stats.time_segmented_coding(t);
     let mut p = Vec::new();
     write_varint(&mut p, segments.len() as u32);
     for s in &segments {

@@ -99,7 +99,12 @@ fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, St
 /// by its inverse. Returns `None` when no transform applies (the block is
 /// then coded as before).
 pub fn analyse(data: &[u8]) -> Option<Plan> {
-    let found = detect::detect(data);
+    analyse_found(data, detect::detect(data))
+}
+
+/// [`analyse`] with the detector's candidates given ([`detect::detect`] of
+/// `data`), so that a caller can time detection and transforms apart.
+pub fn analyse_found(data: &[u8], found: Vec<detect::Candidate>) -> Option<Plan> {
     if found.is_empty() {
         return None;
     }
