@@ -93,3 +93,46 @@ fn compress_verbose_reports_detection_and_transform_time() {
             .stderr(predicate::str::contains("transforms: detection").not());
     }
 }
+
+/// `sep -l -v`'s memory line counts what a segmented block adds (issue 17):
+/// the model sized for the inflated content and preflate's re-creation, so
+/// the same gzip file needs more to decode with its transform than without.
+#[test]
+fn list_memory_counts_segmented_blocks() {
+    let dir = TempDir::new().unwrap();
+    let input = dir.path().join("g.gz");
+    std::fs::copy(golden_input("grammar.lsp.gz"), &input).unwrap();
+    let memory = |flags: &[&str]| -> f64 {
+        let archive = dir.path().join("g.gz.sep");
+        sep()
+            .args(["-f"])
+            .args(flags)
+            .arg(&input)
+            .assert()
+            .success();
+        let out = sep()
+            .args(["-l", "-v"])
+            .arg(&archive)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let text = String::from_utf8(out).unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("memory"))
+            .unwrap_or_else(|| panic!("no memory line in {text}"));
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let scale = match words[2] {
+            "KiB" => 1024.0,
+            "MiB" => 1024.0 * 1024.0,
+            "GiB" => 1024.0 * 1024.0 * 1024.0,
+            _ => 1.0,
+        };
+        words[1].parse::<f64>().unwrap() * scale
+    };
+    let with = memory(&[]);
+    let without = memory(&["--no-transforms"]);
+    assert!(with > without, "{with} <= {without}");
+}

@@ -325,6 +325,42 @@ pub(crate) fn block_work(
     Ok((setup, coding))
 }
 
+/// An upper bound of the heap one worker holds while it decodes a
+/// segmented block (issue 17), its `payload` and output buffers included:
+/// the model sized for the transformed content
+/// ([`model_memory_bound`](crate::model_memory_bound) of `inner_len` bytes),
+/// the inner bytes, a copy of the reconstruction data, the restored block
+/// and the largest inverse transform's own
+/// ([`sep_transform::inverse_memory_bound`]). The decoder checks it against
+/// its memory limit before decoding the block; [`crate::ArchiveInfo`] takes
+/// the largest over an archive. The table is validated as [`decode`] does.
+pub fn block_memory(
+    config: &ModelConfig,
+    payload: &[u8],
+    raw_len: u32,
+    max_streams: u32,
+) -> Result<u64> {
+    let t = read_table(payload, raw_len, max_streams)?;
+    let model = if t.inner_len > 0 {
+        crate::model_memory_bound(config, t.inner_len as u64)
+    } else {
+        0
+    };
+    let mut at = t.data_at;
+    let mut inverse = 0u64;
+    for s in &t.segments {
+        let end = at + s.extra_len as usize;
+        inverse = inverse.max(sep_transform::inverse_memory_bound(
+            s.kind,
+            s.raw_len as usize,
+            s.inner_len as usize,
+            &payload[at..end],
+        ));
+        at = end;
+    }
+    Ok(model + t.inner_len as u64 + 2 * payload.len() as u64 + u64::from(raw_len) + inverse)
+}
+
 /// The segment table of a segmented block's payload, validated.
 pub fn list(payload: &[u8], raw_len: u32, max_streams: u32) -> Result<Vec<SegmentInfo>> {
     read_table(payload, raw_len, max_streams).map(|t| t.segments)
