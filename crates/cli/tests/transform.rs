@@ -24,6 +24,7 @@ fn list_verbose_shows_segments_and_transforms() {
         ("fireworks.crop128x96.jpg", "jpeg"),
         ("grammar.lsp.gz", "deflate"),
         ("x86.text16k", "x86"),
+        ("kodim23.crop32x24.png", "png"),
     ] {
         let input = dir.path().join(name);
         std::fs::copy(golden_input(name), &input).unwrap();

@@ -81,7 +81,7 @@ fn dense_bytes(segments: &[Segment]) -> u64 {
         .iter()
         .filter(|s| match s.kind {
             Kind::Jpeg => true,
-            Kind::Deflate => u64::from(s.inner_len) * 4 >= u64::from(s.raw_len) * 5,
+            Kind::Deflate | Kind::Png => u64::from(s.inner_len) * 4 >= u64::from(s.raw_len) * 5,
             Kind::None | Kind::X86 => false,
         })
         .map(|s| u64::from(s.raw_len))
@@ -181,7 +181,7 @@ fn read_table(payload: &[u8], raw_len: u32, max_streams: u32) -> Result<Table> {
         let kind = Kind::from_id(id).ok_or(bad(
             "transform",
             id.into(),
-            "unknown transform id (known: 0 none, 1 jpeg, 2 deflate, 3 x86)",
+            "unknown transform id (known: 0 none, 1 jpeg, 2 deflate, 3 x86, 4 png)",
         ))?;
         let seg_raw = read_varint(payload, &mut at, "segment raw_len")?;
         let seg_inner = read_varint(payload, &mut at, "segment inner_len")?;
@@ -200,7 +200,7 @@ fn read_table(payload: &[u8], raw_len: u32, max_streams: u32) -> Result<Table> {
         let ok = match kind {
             Kind::None | Kind::X86 => seg_inner == seg_raw && seg_extra == 0,
             Kind::Jpeg => seg_inner == 0 && seg_extra > 0,
-            Kind::Deflate => seg_extra > 0,
+            Kind::Deflate | Kind::Png => seg_extra > 0,
         };
         if !ok {
             return Err(bad(
@@ -313,7 +313,8 @@ pub(crate) fn block_work(
         let inverse = match s.kind {
             Kind::None => raw,
             Kind::X86 => raw.saturating_mul(4),
-            Kind::Deflate => inner
+            // PNG: the deflate stream's, then CRCs and Adler-32.
+            Kind::Deflate | Kind::Png => inner
                 .saturating_mul(DEFLATE_INVERSE_BYTE_WORK)
                 .saturating_add(raw.saturating_mul(8)),
             Kind::Jpeg => {

@@ -16,6 +16,7 @@
 mod deflate;
 pub mod detect;
 mod jpeg;
+mod png;
 mod x86;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -34,6 +35,11 @@ pub enum Kind {
     /// 3: x86 machine code; the rel32 operand of every E8 (call) and E9 (jmp)
     /// byte is made absolute (see [`x86`](crate::x86_forward)).
     X86 = 3,
+    /// 4: a PNG's run of two or more IDAT chunks holding one zlib stream;
+    /// the inflated image data goes to the model, the chunk lengths, the
+    /// zlib header and the `preflate-rs` data beside them (CRCs and the
+    /// Adler-32 are recomputed).
+    Png = 4,
 }
 
 impl Kind {
@@ -44,6 +50,7 @@ impl Kind {
             1 => Some(Kind::Jpeg),
             2 => Some(Kind::Deflate),
             3 => Some(Kind::X86),
+            4 => Some(Kind::Png),
             _ => None,
         }
     }
@@ -55,6 +62,7 @@ impl Kind {
             Kind::Jpeg => "jpeg",
             Kind::Deflate => "deflate",
             Kind::X86 => "x86",
+            Kind::Png => "png",
         }
     }
 }
@@ -132,6 +140,8 @@ pub fn inverse_memory_bound(kind: Kind, raw_len: usize, inner_len: usize, extra:
     match kind {
         Kind::None | Kind::X86 => raw,
         Kind::Deflate => 2 * inner + 4 * raw + (512 << 10),
+        // Preflate's re-creation, then the stream and the chunks.
+        Kind::Png => 2 * inner + 6 * raw + (512 << 10),
         Kind::Jpeg => jpeg::decode_memory_bound(extra, raw_len),
     }
 }
@@ -224,6 +234,10 @@ fn forward_verified(
         }
         Kind::Deflate => deflate::encode(bytes, room).ok()?,
         Kind::X86 => (bytes.len(), x86::forward(bytes), Vec::new()),
+        Kind::Png => {
+            let (inner, extra) = png::encode(bytes, room).ok()?;
+            (bytes.len(), inner, extra)
+        }
     };
     if inner.len() > room || len == 0 || len > bytes.len() || len > u32::MAX as usize {
         return None;
@@ -240,6 +254,7 @@ pub fn inverse(kind: Kind, inner: &[u8], extra: &[u8], raw_len: usize) -> Result
         Kind::Jpeg => jpeg::decode(extra, raw_len)?,
         Kind::Deflate => deflate::decode(inner, extra, raw_len)?,
         Kind::X86 => x86::inverse(inner),
+        Kind::Png => png::decode(inner, extra, raw_len)?,
     };
     if out.len() != raw_len {
         return Err(format!(
