@@ -269,6 +269,7 @@ impl Ctx<'_> {
         let mut enc = sep::Encoder::new(BufWriter::with_capacity(1 << 16, out.writer()), &options)
             .map_err(|e| anyhow!(e))?;
         self.settings(input, enc.header());
+        let stats = enc.stats();
         let bar = progress::Bar::start(self.show_progress(), inp.len, enc.progress());
         if let Err(e) = copy(&mut inp.reader, &mut enc) {
             // Reading failed (or the encoder did): give the archive up on
@@ -289,6 +290,11 @@ impl Ctx<'_> {
             bail!("changed while being read; {dest} holds the {n_in} bytes read; input kept");
         }
         self.report(input, out_path.as_deref(), n_in, n_out, n_in, start);
+        // Issue 17: the time spent on detection and transforms.
+        if self.verbosity() >= 2 && options.transforms {
+            eprintln!("{}: {}", display_name(input), transform_time_text(&stats));
+        }
+        write_stats_file(&stats);
         self.remove_input(input, out_path.as_deref(), &inp)
     }
 

@@ -64,20 +64,10 @@ pub fn memory(args: &Args) -> Option<u64> {
     args.memory.map_or(Some(default_memory()), |Limit(l)| l)
 }
 
-/// Estimated peak heap of an encoder with these options (an upper bound in the
-/// manner of `sep::ArchiveInfo::decoder_memory`): a model per block coded at once
-/// and, per block in flight (`threads + 2`), the raw block and its coded streams.
+/// Estimated peak heap of an encoder with these options: the library's upper
+/// bound, [`sep::Options::encoder_memory`] (transforms included).
 pub fn encoder_memory(options: &sep::Options) -> Result<u64, sep::Error> {
-    let (header, config) = options.header()?;
-    let block = u64::from(header.block_size);
-    let blocks = options
-        .content_length
-        .map_or(u64::MAX, |n| n.div_ceil(block).max(1));
-    let threads = options.threads.max(1) as u64;
-    Ok(
-        threads.min(blocks) * sep::model_memory_bound(&config, block)
-            + (threads + 2).min(blocks.saturating_add(1)) * 2 * block,
-    )
+    options.encoder_memory()
 }
 
 /// Fits a compression into `limit`: fewer threads if that is enough, else the largest

@@ -92,6 +92,58 @@ pub(crate) fn list_segments(input: &Path) -> Result<()> {
     Ok(())
 }
 
+/// `sep -c -v` (issue 17): where the encoder's time went on transforms.
+pub(crate) fn transform_time_text(s: &sep::EncodeStats) -> String {
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    let looking = ms(s.detect() + s.transforms());
+    format!(
+        "transforms: detection {:.2} ms, transforms {:.2} ms, coding transformed content {:.2} ms \
+         ({} of {} blocks segmented); detection and transforms {:.2}% of {:.2} ms coding",
+        ms(s.detect()),
+        ms(s.transforms()),
+        ms(s.segmented_coding()),
+        s.segmented_blocks(),
+        s.blocks(),
+        100.0 * looking / ms(s.coding()).max(1e-9),
+        ms(s.coding()),
+    )
+}
+
+/// The environment variable naming a file to which a compression appends
+/// one line of [`sep::EncodeStats`] (`sep bench` reads it, see
+/// `bench/runner.rs`): `detect_s transforms_s segmented_coding_s coding_s
+/// blocks segmented_blocks`.
+pub(crate) const STATS_FILE_VAR: &str = "SEP_STATS_FILE";
+
+/// Appends `s` to the file `$SEP_STATS_FILE` names, if it is set; a file
+/// that cannot be written is a warning (the archive is written already).
+pub(crate) fn write_stats_file(s: &sep::EncodeStats) {
+    let Some(path) = std::env::var_os(STATS_FILE_VAR) else {
+        return;
+    };
+    let line = format!(
+        "{:.9} {:.9} {:.9} {:.9} {} {}\n",
+        s.detect().as_secs_f64(),
+        s.transforms().as_secs_f64(),
+        s.segmented_coding().as_secs_f64(),
+        s.coding().as_secs_f64(),
+        s.blocks(),
+        s.segmented_blocks()
+    );
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(line.as_bytes()));
+    if let Err(e) = written {
+        eprintln!(
+            "sep: warning: {STATS_FILE_VAR}: cannot write {}: {}",
+            std::path::Path::new(&path).display(),
+            io_message(&e)
+        );
+    }
+}
+
 /// "No such file or directory" rather than "No such file or directory (os error 2)".
 pub(crate) fn io_message(e: &io::Error) -> String {
     let s = e.to_string();

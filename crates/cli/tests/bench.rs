@@ -301,3 +301,41 @@ fn bad_options_are_usage_errors() {
         .stderr(predicate::str::contains("nothing to measure"));
     bench(d).arg("--help").assert().success();
 }
+
+/// sep's rows carry its time on detection and transforms (issue 17): a
+/// table on stdout and in the Markdown report, with the segmented blocks.
+#[test]
+fn sep_reports_detection_and_transform_time() {
+    let dir = setup();
+    let d = dir.path();
+    let gz =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/inputs/grammar.lsp.gz");
+    fs::copy(gz, d.join("g.gz")).unwrap();
+    let out = bench(d)
+        .args(["g.gz", "a.txt", "--presets", "default", "--peers", "none"])
+        .args(["-o", "r", "--name", "t"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("detection+transforms"))
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    let table = text
+        .split("sep: detection and transforms")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no transform table in {text}"));
+    let line = |file: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(file))
+            .unwrap_or_else(|| panic!("no {file} in {table}"))
+            .to_string()
+    };
+    assert!(line("g.gz ").contains(" 1/1 "), "{table}");
+    assert!(line("a.txt ").contains(" 0/1 "), "{table}");
+    assert!(line("TOTAL ").contains(" 1/2 "), "{table}");
+    let md = fs::read_to_string(d.join("r/t.md")).unwrap();
+    assert!(md.contains("segment detection and transforms"), "{md}");
+    assert!(md.contains("| g.gz | default | 1/1 |"), "{md}");
+}

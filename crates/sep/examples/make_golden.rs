@@ -428,6 +428,8 @@ fn golden_list() -> Vec<Golden> {
     );
     add("default.gzip.sep", "grammar.lsp.gz", &default, None);
     add("default.x86.sep", "x86.text16k", &default, None);
+    // Transform 4 (PNG IDAT runs), added later, with the same pinned model.
+    add("default.png.sep", "kodim23.crop32x24.png", &default, None);
     let mix = models()[8].1.clone();
     list.push(Golden {
         archive: "mix.streamed.sep".into(),

@@ -141,6 +141,7 @@ pub mod params;
 mod pipeline;
 mod preset;
 pub mod segment; // issue 17: transforms inside a block
+mod stats; // issue 17: detection and transform time
 /// Issue 21: error-bounded lossy compression of float arrays (format version 2,
 /// doc/FORMAT.md section 9).
 pub use sep_lossy as lossy;
@@ -157,6 +158,7 @@ pub use preset::Preset;
 pub use sep_cm::CmConfig;
 /// The serial network of the mixed model (preset `ultra`, doc/FORMAT.md section 4.12).
 pub use sep_cm::LstmConfig;
+pub use stats::EncodeStats;
 
 use std::io::{Read, Write};
 

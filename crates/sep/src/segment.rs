@@ -12,7 +12,9 @@ use crate::codec::ModelConfig;
 use crate::error::{Error, Result};
 use crate::format::MAX_MODEL_MEMORY;
 use crate::pipeline::Cancel;
+use crate::stats::EncodeStats;
 use sep_transform::{Kind, Plan, Segment};
+use std::time::Instant;
 
 /// The transforms themselves (crate `sep-transform`), for tools and fuzzing.
 pub use sep_transform as transform;
@@ -79,7 +81,7 @@ fn dense_bytes(segments: &[Segment]) -> u64 {
         .iter()
         .filter(|s| match s.kind {
             Kind::Jpeg => true,
-            Kind::Deflate => u64::from(s.inner_len) * 4 >= u64::from(s.raw_len) * 5,
+            Kind::Deflate | Kind::Png => u64::from(s.inner_len) * 4 >= u64::from(s.raw_len) * 5,
             Kind::None | Kind::X86 => false,
         })
         .map(|s| u64::from(s.raw_len))
@@ -94,22 +96,34 @@ pub(crate) fn encode(
     seed: u64,
     raw: &[u8],
     cancel: &Cancel,
+    stats: &EncodeStats,
 ) -> Option<(Vec<u8>, u64)> {
     // Options::transforms (--no-transforms) turns segmented blocks off in
     // the caller.
     if matches!(config, ModelConfig::Store) {
         return None;
     }
+    let t = Instant::now();
+    let found = sep_transform::detect::detect(raw);
+    stats.time_detect(t);
+    if found.is_empty() {
+        return None;
+    }
+    let t = Instant::now();
+    let plan = sep_transform::analyse_found(raw, found);
+    stats.time_transforms(t);
     let Plan {
         segments,
         mut inner,
-    } = sep_transform::analyse(raw)?;
+    } = plan?;
     let dense = dense_bytes(&segments);
+    let t = Instant::now();
     let streams = if inner.is_empty() {
         Vec::new()
     } else {
         config.encode_block(seed, &mut inner, cancel)?
     };
+    stats.time_segmented_coding(t);
     let mut p = Vec::new();
     write_varint(&mut p, segments.len() as u32);
     for s in &segments {
@@ -167,7 +181,7 @@ fn read_table(payload: &[u8], raw_len: u32, max_streams: u32) -> Result<Table> {
         let kind = Kind::from_id(id).ok_or(bad(
             "transform",
             id.into(),
-            "unknown transform id (known: 0 none, 1 jpeg, 2 deflate, 3 x86)",
+            "unknown transform id (known: 0 none, 1 jpeg, 2 deflate, 3 x86, 4 png)",
         ))?;
         let seg_raw = read_varint(payload, &mut at, "segment raw_len")?;
         let seg_inner = read_varint(payload, &mut at, "segment inner_len")?;
@@ -186,7 +200,7 @@ fn read_table(payload: &[u8], raw_len: u32, max_streams: u32) -> Result<Table> {
         let ok = match kind {
             Kind::None | Kind::X86 => seg_inner == seg_raw && seg_extra == 0,
             Kind::Jpeg => seg_inner == 0 && seg_extra > 0,
-            Kind::Deflate => seg_extra > 0,
+            Kind::Deflate | Kind::Png => seg_extra > 0,
         };
         if !ok {
             return Err(bad(
@@ -299,7 +313,8 @@ pub(crate) fn block_work(
         let inverse = match s.kind {
             Kind::None => raw,
             Kind::X86 => raw.saturating_mul(4),
-            Kind::Deflate => inner
+            // PNG: the deflate stream's, then CRCs and Adler-32.
+            Kind::Deflate | Kind::Png => inner
                 .saturating_mul(DEFLATE_INVERSE_BYTE_WORK)
                 .saturating_add(raw.saturating_mul(8)),
             Kind::Jpeg => {
@@ -309,6 +324,42 @@ pub(crate) fn block_work(
         coding = coding.saturating_add(inverse);
     }
     Ok((setup, coding))
+}
+
+/// An upper bound of the heap one worker holds while it decodes a
+/// segmented block (issue 17), its `payload` and output buffers included:
+/// the model sized for the transformed content
+/// ([`model_memory_bound`](crate::model_memory_bound) of `inner_len` bytes),
+/// the inner bytes, a copy of the reconstruction data, the restored block
+/// and the largest inverse transform's own
+/// ([`sep_transform::inverse_memory_bound`]). The decoder checks it against
+/// its memory limit before decoding the block; [`crate::ArchiveInfo`] takes
+/// the largest over an archive. The table is validated as [`decode`] does.
+pub fn block_memory(
+    config: &ModelConfig,
+    payload: &[u8],
+    raw_len: u32,
+    max_streams: u32,
+) -> Result<u64> {
+    let t = read_table(payload, raw_len, max_streams)?;
+    let model = if t.inner_len > 0 {
+        crate::model_memory_bound(config, t.inner_len as u64)
+    } else {
+        0
+    };
+    let mut at = t.data_at;
+    let mut inverse = 0u64;
+    for s in &t.segments {
+        let end = at + s.extra_len as usize;
+        inverse = inverse.max(sep_transform::inverse_memory_bound(
+            s.kind,
+            s.raw_len as usize,
+            s.inner_len as usize,
+            &payload[at..end],
+        ));
+        at = end;
+    }
+    Ok(model + t.inner_len as u64 + 2 * payload.len() as u64 + u64::from(raw_len) + inverse)
 }
 
 /// The segment table of a segmented block's payload, validated.

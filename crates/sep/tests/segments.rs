@@ -1,4 +1,4 @@
-//! Segmented blocks (issue 17, doc/FORMAT.md section 8): JPEG, deflate and x86
+//! Segmented blocks (issue 17, doc/FORMAT.md section 8): JPEG, deflate, x86 and PNG
 //! transforms round-trip through the archive, are chosen only when they make
 //! the block smaller, and crafted segment tables fail with one-line errors.
 
@@ -219,7 +219,7 @@ fn crafted_segment_tables_are_refused() {
 
 #[test]
 fn crafted_deflate_and_x86_data_are_refused() {
-    for name in ["grammar.lsp.gz", "x86.text16k"] {
+    for name in ["grammar.lsp.gz", "x86.text16k", "kodim23.crop32x24.png"] {
         let original = input(name);
         let archive = compress(&original);
         let p = payload_at(&archive);
@@ -354,4 +354,60 @@ fn inverse_transforms_count_against_the_work_limit() {
         Err(sep::Error::OverLimit { what, .. }) => assert!(what.contains("work"), "{what}"),
         other => panic!("expected the work limit, got {other:?}"),
     }
+}
+
+/// A PNG whose zlib stream is split over several IDAT chunks (3 of at most
+/// 512 bytes: `kodim23.crop32x24.png`, written by the golden generator) gets
+/// one PNG segment: the inflated rows (24 x (1 + 96) bytes) go to the model,
+/// the chunks and their CRCs are rebuilt exactly.
+#[test]
+fn multi_idat_png_is_inflated_and_round_trips() {
+    let png = input("kodim23.crop32x24.png");
+    let plan = sep_transform::analyse(&png).expect("a transform");
+    let kinds: Vec<TransformKind> = plan.segments.iter().map(|s| s.kind).collect();
+    assert_eq!(
+        kinds,
+        [TransformKind::None, TransformKind::Png, TransformKind::None]
+    );
+    assert_eq!(plan.segments[1].inner_len, 24 * (1 + 32 * 3));
+    // The segment is the IDAT run: from the first chunk's length field to the
+    // last one's CRC, before IEND.
+    assert_eq!(plan.segments[0].raw_len, 8 + 25);
+    assert_eq!(plan.segments[2].raw_len, 12);
+    let archive = compress(&png);
+    let (ty, k) = kinds_of(&archive);
+    assert_eq!(ty, BlockType::Segmented);
+    assert!(k.contains(&TransformKind::Png), "{k:?}");
+    assert_eq!(sep::decompress(&archive).unwrap(), png);
+    // A wrong CRC: the PNG transform is refused (it would repair it), the
+    // file still round-trips as it is.
+    let mut bad = png.clone();
+    let crc_at = 33 + 8 + 512;
+    bad[crc_at] ^= 1;
+    assert!(!sep_transform_kinds(&bad).contains(&TransformKind::Png));
+    assert_eq!(sep::decompress(&compress(&bad)).unwrap(), bad);
+    // Broken reconstruction data: an error, not a panic or other bytes.
+    let s = &plan.segments[1];
+    let inner = &plan.inner[33..33 + s.inner_len as usize];
+    let inverse = |extra: &[u8], raw: usize| {
+        sep::segment::transform::inverse(TransformKind::Png, inner, extra, raw)
+    };
+    assert_eq!(
+        inverse(&s.extra, s.raw_len as usize).unwrap(),
+        png[33..33 + s.raw_len as usize]
+    );
+    assert!(inverse(&s.extra, s.raw_len as usize + 1).is_err());
+    let mut e = s.extra.clone();
+    e[0] = 200; // a chunk count past the segment
+    assert!(inverse(&e, s.raw_len as usize).is_err());
+    let mut e = s.extra.clone();
+    let last = e.len() - 1;
+    e[last] ^= 0x55;
+    if let Ok(out) = inverse(&e, s.raw_len as usize) {
+        assert_eq!(out.len(), s.raw_len as usize);
+    }
+}
+
+fn kinds_of(archive: &[u8]) -> (BlockType, Vec<TransformKind>) {
+    kinds(archive)
 }

@@ -1,5 +1,5 @@
 //! The detector: finds JPEG images, deflate streams (zlib, gzip, ZIP members,
-//! hence PDF and single-IDAT PNG streams) and x86 code (ELF and PE code
+//! hence PDF and single-IDAT PNG streams), runs of PNG IDAT chunks and x86 code (ELF and PE code
 //! sections, or E8/E9 statistics) in a block. It only proposes; every
 //! candidate is verified by [`analyse`](crate::analyse).
 
@@ -67,6 +67,19 @@ pub fn detect(data: &[u8]) -> Vec<Candidate> {
                         kind: Kind::Deflate,
                         start,
                         end: n,
+                    });
+                }
+            }
+            // A PNG's IDAT chunks (from the length field before `IDAT`):
+            // two or more in a row hold one zlib stream cut by chunk headers.
+            b'I' if i >= 4 && data[i + 1..i + 4] == *b"DAT" => {
+                let start = i - 4;
+                let first = start < 8 || data[start - 8..start - 4] != *b"IDAT";
+                if first && let Some((end, _)) = crate::png::idat_run(data, start) {
+                    out.push(Candidate {
+                        kind: Kind::Png,
+                        start,
+                        end,
                     });
                 }
             }

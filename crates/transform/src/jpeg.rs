@@ -72,6 +72,12 @@ const FIXED_HEADER: usize = 28;
 /// grammar (`read_lepton_compressed_header`) and stops, leaving the verdict
 /// to lepton, at anything it does not know.
 fn check_header(lep: &[u8], raw_len: usize) -> Result<(), String> {
+    inflate_header(lep, raw_len).map(|_| ())
+}
+
+/// The raw JPEG header inside lepton's compressed header, after the checks
+/// described at [`check_header`].
+fn inflate_header(lep: &[u8], raw_len: usize) -> Result<Vec<u8>, String> {
     use std::io::Read;
     let bad = |why: &str| Err(format!("jpeg segment: broken reconstruction data ({why})"));
     let Some(size) = lep.get(24..FIXED_HEADER) else {
@@ -124,7 +130,73 @@ fn check_header(lep: &[u8], raw_len: usize) -> Result<(), String> {
             _ => break,
         };
     }
-    Ok(())
+    Ok(h.get(7..7 + header_len).unwrap_or_default().to_vec())
+}
+
+/// The most bytes of DCT coefficients lepton holds for any JPEG it accepts:
+/// 8192 x 8192 pixels (the feature set), MCU padding included, up to 4
+/// components, 2 bytes each.
+pub const MAX_COEFFICIENT_BYTES: u64 = 8200 * 8200 * 4 * 2;
+
+/// Bytes of DCT coefficients (2 each, MCU-padded) of the JPEG whose markers
+/// start at `d` (SOI or the first marker after it): from its frame header;
+/// `None` without one.
+pub fn coefficient_bytes(d: &[u8]) -> Option<u64> {
+    let mut i = if d.starts_with(&[0xFF, 0xD8]) { 2 } else { 0 };
+    while i + 4 <= d.len() {
+        if d[i] != 0xFF {
+            return None;
+        }
+        let m = d[i + 1];
+        if m == 0xFF {
+            i += 1;
+            continue;
+        }
+        let len = usize::from(u16::from_be_bytes([d[i + 2], d[i + 3]]));
+        if matches!(m, 0xC0..=0xC3 | 0xC5..=0xC7 | 0xC9..=0xCB | 0xCD..=0xCF) {
+            let f = d.get(i + 4..i + 2 + len)?;
+            let (h, w, n) = (
+                u64::from(u16::from_be_bytes([*f.get(1)?, *f.get(2)?])),
+                u64::from(u16::from_be_bytes([*f.get(3)?, *f.get(4)?])),
+                usize::from(*f.get(5)?),
+            );
+            let comps: Vec<(u64, u64)> = (0..n)
+                .map(|k| {
+                    f.get(7 + 3 * k)
+                        .map(|s| (u64::from(s >> 4), u64::from(s & 15)))
+                })
+                .collect::<Option<_>>()?;
+            let hmax = comps.iter().map(|c| c.0).max()?.max(1);
+            let vmax = comps.iter().map(|c| c.1).max()?.max(1);
+            let (mx, my) = (w.div_ceil(8 * hmax), h.div_ceil(8 * vmax));
+            return Some(
+                comps
+                    .iter()
+                    .map(|&(hs, vs)| mx * hs * my * vs * 64 * 2)
+                    .sum(),
+            );
+        }
+        if m == 0xDA || m == 0xD9 {
+            return None;
+        }
+        i += 2 + len;
+    }
+    None
+}
+
+/// An upper bound of the heap one JPEG segment's inverse (`decode`) holds:
+/// its output, lepton's coefficients (from the frame header in `lep`, or
+/// the most any JPEG may have when it cannot be read) and 8 MiB of
+/// lepton's tables and buffers. Measured peaks (`sep` test
+/// `segment_memory`): 5.3 MB for a 960 x 639 4:4:4 JPEG of 123 KB (bound 13.0
+/// MB), 7.8 MB for 3072 x 2048 4:4:4 of 830 KB (bound 52 MB).
+pub fn decode_memory_bound(lep: &[u8], raw_len: usize) -> u64 {
+    let coefficients = inflate_header(lep, raw_len)
+        .ok()
+        .and_then(|h| coefficient_bytes(&h))
+        .unwrap_or(MAX_COEFFICIENT_BYTES)
+        .min(MAX_COEFFICIENT_BYTES);
+    coefficients + 8 * raw_len as u64 + (8 << 20)
 }
 
 /// The JPEG of `raw_len` bytes that the lepton bytes `lep` code.

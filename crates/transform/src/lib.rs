@@ -16,6 +16,7 @@
 mod deflate;
 pub mod detect;
 mod jpeg;
+mod png;
 mod x86;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -34,6 +35,11 @@ pub enum Kind {
     /// 3: x86 machine code; the rel32 operand of every E8 (call) and E9 (jmp)
     /// byte is made absolute (see [`x86`](crate::x86_forward)).
     X86 = 3,
+    /// 4: a PNG's run of two or more IDAT chunks holding one zlib stream;
+    /// the inflated image data goes to the model, the chunk lengths, the
+    /// zlib header and the `preflate-rs` data beside them (CRCs and the
+    /// Adler-32 are recomputed).
+    Png = 4,
 }
 
 impl Kind {
@@ -44,6 +50,7 @@ impl Kind {
             1 => Some(Kind::Jpeg),
             2 => Some(Kind::Deflate),
             3 => Some(Kind::X86),
+            4 => Some(Kind::Png),
             _ => None,
         }
     }
@@ -55,6 +62,7 @@ impl Kind {
             Kind::Jpeg => "jpeg",
             Kind::Deflate => "deflate",
             Kind::X86 => "x86",
+            Kind::Png => "png",
         }
     }
 }
@@ -90,6 +98,54 @@ pub fn inner_limit(raw_len: usize) -> usize {
     (raw_len.saturating_mul(4).saturating_add(8 << 20)).min(1 << 30)
 }
 
+/// The most bytes of DCT coefficients the encoder lets lepton hold for a
+/// JPEG in a block of `block_len` bytes: `64 * block_len + 2^24`, at most
+/// 2^27 (a JPEG of quality 90 has about 45 coefficient bytes per byte; 2^27
+/// bytes are a 44-megapixel 4:2:0 photo). A JPEG with more is left
+/// untransformed, so that the encoder's memory is bounded by its block size
+/// ([`analyse_memory_bound`]) and not by lepton's 8192 x 8192 pixels.
+pub fn jpeg_coefficient_limit(block_len: usize) -> u64 {
+    (block_len as u64)
+        .saturating_mul(64)
+        .saturating_add(1 << 24)
+        .min(1 << 27)
+}
+
+/// An upper bound of the heap [`analyse`] holds for a block of `len` bytes
+/// (the plan it returns included): the inner bytes (at most
+/// [`inner_limit`]), and the larger of what the deflate transform holds
+/// (preflate's plain text, hash chains and the verifying re-creation: 3
+/// bytes per inner byte, 4 per block byte and 4 MiB; measured 13.7 MB for a
+/// 1.46 MB stream inflating to 4 MB, bound 21.8 MB, and 2.9 MB for a 3.7 KB
+/// stream) and the JPEG transform (lepton's coefficients, at most
+/// [`jpeg_coefficient_limit`], 4 bytes per block byte and 8 MiB; measured
+/// 40.6 MB for a 3072 x 2048 4:4:4 JPEG of 830 KB with 37.7 MB of
+/// coefficients, bound 49.4 MB). The `sep` test `segment_memory` checks it.
+pub fn analyse_memory_bound(len: usize) -> u64 {
+    let n = len as u64;
+    let inner = inner_limit(len) as u64;
+    let deflate = 3 * inner + 4 * n + (4 << 20);
+    let jpeg = jpeg_coefficient_limit(len) + 4 * n + (8 << 20);
+    inner + deflate.max(jpeg)
+}
+
+/// An upper bound of the heap the inverse of one segment holds, its output
+/// included ([`inverse`]): for deflate, preflate's re-creation (2 bytes per
+/// inner byte, 4 per segment byte and 512 KiB; measured 7.8 MB for a 1.46 MB
+/// stream of 4 MB, bound 13.3 MB; 313 KB for a 3.7 KB stream of 10 KB,
+/// bound 563 KB); for JPEG, lepton's (see `jpeg::decode_memory_bound`); for
+/// x86 and plain segments their output.
+pub fn inverse_memory_bound(kind: Kind, raw_len: usize, inner_len: usize, extra: &[u8]) -> u64 {
+    let (raw, inner) = (raw_len as u64, inner_len as u64);
+    match kind {
+        Kind::None | Kind::X86 => raw,
+        Kind::Deflate => 2 * inner + 4 * raw + (512 << 10),
+        // Preflate's re-creation, then the stream and the chunks.
+        Kind::Png => 2 * inner + 6 * raw + (512 << 10),
+        Kind::Jpeg => jpeg::decode_memory_bound(extra, raw_len),
+    }
+}
+
 /// Runs `f`, turning a panic into an error.
 fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| Err(format!("{what}: the codec failed")))
@@ -99,7 +155,12 @@ fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, St
 /// by its inverse. Returns `None` when no transform applies (the block is
 /// then coded as before).
 pub fn analyse(data: &[u8]) -> Option<Plan> {
-    let found = detect::detect(data);
+    analyse_found(data, detect::detect(data))
+}
+
+/// [`analyse`] with the detector's candidates given ([`detect::detect`] of
+/// `data`), so that a caller can time detection and transforms apart.
+pub fn analyse_found(data: &[u8], found: Vec<detect::Candidate>) -> Option<Plan> {
     if found.is_empty() {
         return None;
     }
@@ -127,7 +188,7 @@ pub fn analyse(data: &[u8]) -> Option<Plan> {
         // copied as it is.
         let room = limit.saturating_sub(inner.len() + (data.len() - cand.start));
         let Some((len, seg_inner, extra)) =
-            forward_verified(cand.kind, &data[cand.start..cand.end], room)
+            forward_verified(cand.kind, &data[cand.start..cand.end], room, data.len())
         else {
             continue;
         };
@@ -153,13 +214,30 @@ pub fn analyse(data: &[u8]) -> Option<Plan> {
 /// The forward transform of `bytes` as `kind`: the length it covers (a
 /// deflate stream may end before `bytes` does), the inner bytes and the
 /// reconstruction data; kept only if the inverse gives the covered bytes
-/// back exactly and the inner bytes fit in `room`.
-fn forward_verified(kind: Kind, bytes: &[u8], room: usize) -> Option<(usize, Vec<u8>, Vec<u8>)> {
+/// back exactly and the inner bytes fit in `room`. `block_len`: the length
+/// of the block it is in.
+fn forward_verified(
+    kind: Kind,
+    bytes: &[u8],
+    room: usize,
+    block_len: usize,
+) -> Option<(usize, Vec<u8>, Vec<u8>)> {
     let (len, inner, extra) = match kind {
         Kind::None => return None,
-        Kind::Jpeg => (bytes.len(), Vec::new(), jpeg::encode(bytes).ok()?),
+        Kind::Jpeg => {
+            // Lepton holds every coefficient while it encodes: bounded by
+            // the block's length (see `jpeg_coefficient_limit`).
+            if jpeg::coefficient_bytes(bytes)? > jpeg_coefficient_limit(block_len) {
+                return None;
+            }
+            (bytes.len(), Vec::new(), jpeg::encode(bytes).ok()?)
+        }
         Kind::Deflate => deflate::encode(bytes, room).ok()?,
         Kind::X86 => (bytes.len(), x86::forward(bytes), Vec::new()),
+        Kind::Png => {
+            let (inner, extra) = png::encode(bytes, room).ok()?;
+            (bytes.len(), inner, extra)
+        }
     };
     if inner.len() > room || len == 0 || len > bytes.len() || len > u32::MAX as usize {
         return None;
@@ -176,6 +254,7 @@ pub fn inverse(kind: Kind, inner: &[u8], extra: &[u8], raw_len: usize) -> Result
         Kind::Jpeg => jpeg::decode(extra, raw_len)?,
         Kind::Deflate => deflate::decode(inner, extra, raw_len)?,
         Kind::X86 => x86::inverse(inner),
+        Kind::Png => png::decode(inner, extra, raw_len)?,
     };
     if out.len() != raw_len {
         return Err(format!(

@@ -41,6 +41,8 @@ pub struct Invocation {
     pub cwd: Option<PathBuf>,
     /// Where its standard output goes (default: discarded).
     pub stdout: Option<PathBuf>,
+    /// Environment variables set for it (sep's `SEP_STATS_FILE`).
+    pub env: Vec<(&'static str, OsString)>,
 }
 
 /// What one run of a command cost.
@@ -67,6 +69,8 @@ pub fn measure(inv: &Invocation) -> Result<Measured> {
         cmd.arg("--stdout").arg(o);
     }
     cmd.arg("--").arg(&inv.program).args(&inv.args);
+    // Inherited by the program `sep __measure` starts.
+    cmd.envs(inv.env.iter().map(|(k, v)| (k, v)));
     let out = cmd
         .stdin(Stdio::null())
         .output()

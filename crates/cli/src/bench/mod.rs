@@ -261,6 +261,9 @@ fn run(args: &BenchArgs, command: &str) -> Result<bool> {
     }
     println!("{}", table::sizes(&rows).text());
     println!("{}", table::summary(&rows).text());
+    if let Some(t) = table::transforms(&rows) {
+        println!("sep: detection and transforms (issue 17)\n{}", t.text());
+    }
     if !args.quiet {
         eprintln!(
             "sep bench: wrote {}, {}, {} (load {} at the end)",
@@ -302,13 +305,20 @@ fn failed_row(tool: &Tool, file: &str, bytes: u64) -> Row {
         compress: Sample::UNKNOWN,
         decompress: Sample::UNKNOWN,
         verified: false,
+        transform_time: None,
     }
 }
 
 fn progress_line(r: &Row) -> String {
     let mib = |k: Option<u64>| k.map_or(f64::NAN, |k| k as f64 / 1024.0);
+    let transforms = r.transform_time.map_or_else(String::new, |t| {
+        format!(
+            ", detection+transforms {:.2} ms",
+            (t.detect_s + t.transforms_s) * 1e3
+        )
+    });
     format!(
-        "{}  {}: {} -> {} bytes, ratio {:.3}, compress {} MB/s, decompress {} MB/s, RSS {:.1}/{:.1} MiB, {}",
+        "{}  {}: {} -> {} bytes, ratio {:.3}, compress {} MB/s, decompress {} MB/s, RSS {:.1}/{:.1} MiB{transforms}, {}",
         r.file,
         r.label,
         table::thousands(r.bytes),
@@ -369,7 +379,7 @@ fn report(o: &Outputs, rows: &[Row], ctx: &RunInfo) -> String {
          written.\n\n\
          ![ratio vs speed]({svg_name})\n\n\
          Compressed bytes (smallest per file in bold):\n\n{sizes}\n\
-         Totals over the set:\n\n{summary}\n\
+         Totals over the set:\n\n{summary}\n{transforms}\
          Speeds are MB/s (10^6 bytes) of original data, over wall-clock time and over \
          CPU time (user + sys); RSS is the peak resident memory of the compressor's \
          process; verified means the restored bytes equal the original. Every \
@@ -385,6 +395,13 @@ fn report(o: &Outputs, rows: &[Row], ctx: &RunInfo) -> String {
         le = load_text(machine::load()),
         sizes = table::sizes(rows).markdown(),
         summary = table::summary(rows).markdown(),
+        transforms = table::transforms(rows).map_or_else(String::new, |t| {
+            format!(
+                "sep's time on segment detection and transforms (the share is of the \
+                 compression's CPU time):\n\n{}\n",
+                t.markdown()
+            )
+        }),
         peers = if peer_flags.is_empty() {
             "none".into()
         } else {

@@ -27,6 +27,66 @@ impl Sample {
     };
 }
 
+/// Where sep's compression time went on transforms (issue 17), from the
+/// [`sep::EncodeStats`] line its compression wrote (`SEP_STATS_FILE`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TransformTime {
+    /// Seconds in the segment detector.
+    pub detect_s: f64,
+    /// Seconds in the forward transforms and their verifying inverses.
+    pub transforms_s: f64,
+    /// Seconds the model spent coding transformed content.
+    pub segmented_coding_s: f64,
+    /// Seconds coding blocks, all of the above included.
+    pub coding_s: f64,
+    /// Blocks coded.
+    pub blocks: u64,
+    /// Blocks written segmented.
+    pub segmented_blocks: u64,
+}
+
+impl TransformTime {
+    /// Parses a line `detect_s transforms_s segmented_coding_s coding_s
+    /// blocks segmented_blocks`.
+    pub fn parse(line: &str) -> Option<TransformTime> {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.len() != 6 {
+            return None;
+        }
+        Some(TransformTime {
+            detect_s: f[0].parse().ok()?,
+            transforms_s: f[1].parse().ok()?,
+            segmented_coding_s: f[2].parse().ok()?,
+            coding_s: f[3].parse().ok()?,
+            blocks: f[4].parse().ok()?,
+            segmented_blocks: f[5].parse().ok()?,
+        })
+    }
+
+    /// The least of each time and the counts of `self` (best of repeats).
+    pub fn best(self, o: TransformTime) -> TransformTime {
+        TransformTime {
+            detect_s: self.detect_s.min(o.detect_s),
+            transforms_s: self.transforms_s.min(o.transforms_s),
+            segmented_coding_s: self.segmented_coding_s.min(o.segmented_coding_s),
+            coding_s: self.coding_s.min(o.coding_s),
+            ..self
+        }
+    }
+
+    /// The sum of two files' times and counts.
+    fn sum(self, o: TransformTime) -> TransformTime {
+        TransformTime {
+            detect_s: self.detect_s + o.detect_s,
+            transforms_s: self.transforms_s + o.transforms_s,
+            segmented_coding_s: self.segmented_coding_s + o.segmented_coding_s,
+            coding_s: self.coding_s + o.coding_s,
+            blocks: self.blocks + o.blocks,
+            segmented_blocks: self.segmented_blocks + o.segmented_blocks,
+        }
+    }
+}
+
 /// One file compressed and restored by one compressor.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
@@ -48,6 +108,8 @@ pub struct Row {
     pub decompress: Sample,
     /// The restored bytes equal the original.
     pub verified: bool,
+    /// sep only: its time on detection and transforms.
+    pub transform_time: Option<TransformTime>,
 }
 
 impl Row {
@@ -98,6 +160,11 @@ impl Row {
                 peak_rss_kb: max(&|r| r.decompress.peak_rss_kb),
             },
             verified: rows.iter().all(|r| r.verified),
+            transform_time: rows
+                .iter()
+                .map(|r| r.transform_time)
+                .reduce(|a, b| Some(a?.sum(b?)))
+                .flatten(),
         }
     }
 }
@@ -148,6 +215,7 @@ pub(crate) mod tests {
                 peak_rss_kb: Some(50),
             },
             verified: packed.is_some(),
+            transform_time: None,
         }
     }
 

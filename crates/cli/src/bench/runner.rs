@@ -7,7 +7,7 @@
 //! to an existing archive and refuses to overwrite an extracted file.
 
 use super::measure::{Measured, measure};
-use super::row::{Row, Sample};
+use super::row::{Row, Sample, TransformTime};
 use super::tools::Tool;
 use anyhow::{Context, Result, bail};
 use std::fs::File;
@@ -26,9 +26,17 @@ pub fn run(tool: &Tool, input: &Path, file: &str, bytes: u64, repeat: u32) -> Re
     let plan = tool.plan(input, work.path())?;
     let mut compress = Best::default();
     let mut size = None;
+    let mut transform_time: Option<TransformTime> = None;
     for _ in 0..repeat.max(1) {
         remove(&plan.archive)?;
+        if let Some(p) = &plan.stats {
+            remove(p)?;
+        }
         compress.add(measure(&plan.compress).context("compress")?);
+        if let Some(p) = &plan.stats {
+            let t = read_transform_time(p)?;
+            transform_time = Some(transform_time.map_or(t, |b| b.best(t)));
+        }
         let n = std::fs::metadata(&plan.archive)
             .with_context(|| format!("no archive at {:?}", plan.archive))?
             .len();
@@ -56,7 +64,16 @@ pub fn run(tool: &Tool, input: &Path, file: &str, bytes: u64, repeat: u32) -> Re
         compress: compress.sample(),
         decompress: decompress.sample(),
         verified,
+        transform_time,
     })
+}
+
+/// The one line of [`sep::EncodeStats`] a sep compression wrote to `path`.
+fn read_transform_time(path: &Path) -> Result<TransformTime> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("sep wrote no statistics to {}", path.display()))?;
+    TransformTime::parse(&text)
+        .with_context(|| format!("bad statistics line {text:?} in {}", path.display()))
 }
 
 /// Best of several runs: least times, largest memory.

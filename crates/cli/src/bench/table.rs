@@ -189,6 +189,49 @@ pub fn summary(rows: &[Row]) -> Grid {
     }
 }
 
+/// sep's time on detection and transforms (issue 17), one line per file
+/// and sep setting, then a total per setting; `None` when no row has it.
+/// The share is detection plus transforms over the compression's CPU time
+/// (user + sys of the whole process, as in the other tables).
+pub fn transforms(rows: &[Row]) -> Option<Grid> {
+    let header = [
+        "file",
+        "setting",
+        "segmented blocks",
+        "comp cpu s",
+        "detect ms",
+        "transforms ms",
+        "coding transformed s",
+        "detect+transforms % cpu",
+    ];
+    let t = totals(rows);
+    let lines: Vec<Vec<Cell>> = rows
+        .iter()
+        .chain(&t)
+        .filter_map(|r| {
+            let x = r.transform_time?;
+            Some(vec![
+                Cell::new(r.file.clone()),
+                Cell::new(r.setting.clone()),
+                Cell::new(format!("{}/{}", x.segmented_blocks, x.blocks)),
+                Cell::new(fixed(r.compress.cpu_s, 2)),
+                Cell::new(fixed(x.detect_s * 1e3, 2)),
+                Cell::new(fixed(x.transforms_s * 1e3, 2)),
+                Cell::new(fixed(x.segmented_coding_s, 3)),
+                Cell::new(fixed(
+                    100.0 * (x.detect_s + x.transforms_s) / r.compress.cpu_s,
+                    2,
+                )),
+            ])
+        })
+        .collect();
+    (!lines.is_empty()).then(|| Grid {
+        left: 2,
+        header: header.into_iter().map(String::from).collect(),
+        rows: lines,
+    })
+}
+
 /// `1234567` as `1,234,567`.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
@@ -266,6 +309,30 @@ mod tests {
         assert!(md.contains("| ratio |  | 5.000 | - |"), "{md}");
         let text = sizes(&rows).text();
         assert!(text.contains("400*"), "{text}");
+    }
+
+    #[test]
+    fn transform_times_per_file_and_total() {
+        use super::super::row::TransformTime;
+        let mut a = row("a", "sep default", 1000, Some(500));
+        let t = TransformTime::parse("0.001 0.002 0.25 0.4 1 1").unwrap();
+        a.transform_time = Some(t);
+        let mut b = row("b", "sep default", 1000, Some(500));
+        b.transform_time = Some(TransformTime::parse("0.003 0 0 0.4 2 0").unwrap());
+        let peer = row("a", "xz", 1000, Some(600));
+        assert!(transforms(std::slice::from_ref(&peer)).is_none());
+        let text = transforms(&[a, b, peer]).unwrap().text();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        // 3 ms of 0.5 s CPU: 0.60%; the total sums both files.
+        assert!(lines[1].starts_with("a "), "{text}");
+        assert!(lines[1].contains("1/1"), "{text}");
+        assert!(lines[1].ends_with("0.60"), "{text}");
+        assert!(lines[3].starts_with("TOTAL"), "{text}");
+        assert!(lines[3].contains("1/3"), "{text}");
+        assert!(lines[3].contains("4.00"), "{text}");
+        assert!(lines[3].ends_with("0.60"), "{text}");
+        assert!(TransformTime::parse("1 2 3").is_none());
     }
 
     #[test]

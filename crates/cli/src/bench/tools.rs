@@ -53,6 +53,9 @@ pub struct Plan {
     pub archive: PathBuf,
     /// The restored file.
     pub restored: PathBuf,
+    /// For sep: the file its compression appends its [`sep::EncodeStats`]
+    /// to (`SEP_STATS_FILE`, see [`super::row::TransformTime`]).
+    pub stats: Option<PathBuf>,
 }
 
 impl Tool {
@@ -109,6 +112,7 @@ impl Tool {
             } => {
                 let archive = work.join(format!("archive{suffix}"));
                 let restored = work.join("restored");
+                let stats = (self.compressor == "sep").then(|| work.join("stats"));
                 let with = |opts: &[String], file: &Path| -> Vec<OsString> {
                     let mut v: Vec<OsString> = opts.iter().map(OsString::from).collect();
                     v.push(file.into());
@@ -120,15 +124,21 @@ impl Tool {
                         args: with(compress, input),
                         cwd: None,
                         stdout: Some(archive.clone()),
+                        env: stats
+                            .iter()
+                            .map(|p| ("SEP_STATS_FILE", p.clone().into()))
+                            .collect(),
                     },
                     decompress: Invocation {
                         program: program.clone(),
                         args: with(decompress, &archive),
                         cwd: None,
                         stdout: Some(restored.clone()),
+                        env: Vec::new(),
                     },
                     archive,
                     restored,
+                    stats,
                 })
             }
             Kind::Zpaq {
@@ -155,15 +165,18 @@ impl Tool {
                         args: c,
                         cwd: Some(src),
                         stdout: None,
+                        env: Vec::new(),
                     },
                     decompress: Invocation {
                         program: "zpaq".into(),
                         args: d,
                         cwd: Some(dst.clone()),
                         stdout: None,
+                        env: Vec::new(),
                     },
                     archive,
                     restored: dst.join("in"),
+                    stats: None,
                 })
             }
         }

@@ -40,6 +40,9 @@ pub struct ArchiveInfo {
     pub content_check: u64,
     /// Bytes of the archive, header to end record.
     pub archive_bytes: u64,
+    /// The most heap one worker holds for a segmented block of this archive
+    /// ([`crate::segment::block_memory`]); 0 without segmented blocks.
+    pub segmented_memory: u64,
 }
 
 impl ArchiveInfo {
@@ -51,11 +54,21 @@ impl ArchiveInfo {
     /// `threads + 1` blocks in flight, each its payload (at most a block) and
     /// its decoded bytes, plus the block being returned. It depends on the block
     /// size and the model, not on the content length (past the first few
-    /// blocks). A [`Decoder`] with a memory limit decides on the same bound,
-    /// from the header alone.
+    /// blocks). A worker decoding a segmented block (issue 17) holds
+    /// [`segmented_memory`](Self::segmented_memory) instead of a block's
+    /// model when that is more. A [`Decoder`] with a memory limit decides on
+    /// the same bound, from the header alone, and checks each segmented
+    /// block's before decoding it.
     pub fn decoder_memory(&self, threads: usize) -> u64 {
         let block = u64::from(self.header.block_size).min(self.content_length.max(1));
-        memory_bound(&self.model, block, self.blocks, block, threads)
+        memory_bound(
+            &self.model,
+            block,
+            self.blocks,
+            block,
+            threads,
+            self.segmented_memory,
+        )
     }
 }
 
@@ -98,24 +111,26 @@ pub(super) fn header_memory(walk: &Walk, threads: usize) -> u64 {
         Some(n) => (block_size.min(n.max(1)), n.div_ceil(block_size).max(1)),
         None => (block_size, u64::MAX),
     };
-    memory_bound(&walk.config, block, blocks, block, threads)
+    memory_bound(&walk.config, block, blocks, block, threads, 0)
 }
 
 /// [`ArchiveInfo::decoder_memory`] for `blocks` blocks of up to `block` bytes
-/// and payloads of up to `payload` bytes.
+/// and payloads of up to `payload` bytes, a worker holding at most
+/// `segmented` bytes for a segmented block.
 pub(super) fn memory_bound(
     model: &ModelConfig,
     block: u64,
     blocks: u64,
     payload: u64,
     threads: usize,
+    segmented: u64,
 ) -> u64 {
     let blocks = blocks.max(1);
     let threads = threads.max(1) as u64;
     let workers = threads.min(blocks);
     let in_flight = (threads + 1).min(blocks);
     let payload = payload.min(block);
-    workers.saturating_mul(model_memory_bound(model, block))
+    workers.saturating_mul(model_memory_bound(model, block).max(segmented))
         + (in_flight + 1).min(blocks) * block
         + in_flight * payload
 }
@@ -136,15 +151,34 @@ pub fn inspect<R: Read>(mut r: R) -> Result<Vec<ArchiveInfo>> {
             stored_blocks: 0,
             content_length: 0,
             content_check: 0,
+            segmented_memory: 0,
         };
+        let max_streams = info.model.header_fields().0;
         let mut total = 0u64;
         let mut short = None;
         loop {
             match Record::read(&mut r, &info.header)? {
                 Record::Block(bh) => {
                     check_full(&mut short, &bh, &info.header)?;
-                    let copied =
-                        io::copy(&mut (&mut r).take(bh.payload_len.into()), &mut io::sink())?;
+                    let copied = if bh.block_type == BlockType::Segmented {
+                        // Read (at most raw_len bytes) for its memory bound.
+                        let mut payload = Vec::new();
+                        (&mut r)
+                            .take(bh.payload_len.into())
+                            .read_to_end(&mut payload)?;
+                        if payload.len() == bh.payload_len as usize {
+                            let need = crate::segment::block_memory(
+                                &info.model,
+                                &payload,
+                                bh.raw_len,
+                                max_streams,
+                            )?;
+                            info.segmented_memory = info.segmented_memory.max(need);
+                        }
+                        payload.len() as u64
+                    } else {
+                        io::copy(&mut (&mut r).take(bh.payload_len.into()), &mut io::sink())?
+                    };
                     if copied != u64::from(bh.payload_len) {
                         return Err(Error::Truncated {
                             what: "block payload",

@@ -397,6 +397,29 @@ fn read_record<R: Read>(
                 let max_streams = config.header_fields().0;
                 let work = crate::segment::block_work(config, &payload, bh.raw_len, max_streams)?;
                 limits.charge(spent, work)?;
+                // Its memory (the model for the transformed content, the
+                // inverse transforms'), checked before it is decoded.
+                if let Some(limit) = limits.memory {
+                    let seg =
+                        crate::segment::block_memory(config, &payload, bh.raw_len, max_streams)?;
+                    let need = memory_bound(
+                        config,
+                        header.block_size.into(),
+                        u64::MAX,
+                        header.block_size.into(),
+                        limits.threads,
+                        seg,
+                    );
+                    if need > limit {
+                        return Err(Error::OverLimit {
+                            what: "decoder memory for a segmented block (estimated bytes)",
+                            value: need,
+                            limit,
+                            raise: crate::limits::Limit::Memory,
+                            note: "",
+                        });
+                    }
+                }
             }
             *archive_total += u64::from(bh.raw_len);
             if let Some(declared) = header.content_length
@@ -449,6 +472,7 @@ fn read_record<R: Read>(
                     u64::MAX,
                     header.block_size.into(),
                     limits.threads,
+                    0,
                 );
                 if need > limit {
                     return Err(Error::OverLimit {

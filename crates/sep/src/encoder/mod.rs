@@ -4,7 +4,9 @@ use crate::codec::ModelConfig;
 use crate::error::{Error, Result};
 use crate::format::{BlockHeader, BlockType, END_RECORD_LEN, EndRecord, Header, raw_check};
 use crate::pipeline::{Cancel, Pipeline};
+use crate::stats::EncodeStats;
 use std::io::{self, Write};
+use std::time::Instant;
 use xxhash_rust::xxh3::Xxh3;
 
 mod options;
@@ -72,6 +74,8 @@ pub struct Encoder<W: Write> {
     /// that [`finish`](Encoder::finish) reports the real input length) but
     /// not coded.
     excess: u64,
+    /// Where the workers' time goes (detection, transforms, coding).
+    stats: EncodeStats,
     /// Asserts, on drop, that the encoder was finished (see "Finishing").
     guard: FinishGuard,
 }
@@ -105,6 +109,11 @@ struct Coded {
 }
 
 impl Coded {
+    /// Whether it is a segmented block (the block type, first header byte).
+    fn segmented(&self) -> bool {
+        self.header.first() == Some(&crate::segment::SEGMENTED_BLOCK_TYPE)
+    }
+
     fn write_to<W: Write>(&self, w: &mut W) -> io::Result<u64> {
         w.write_all(&self.header)?;
         let mut n = self.header.len();
@@ -133,11 +142,16 @@ impl<W: Write> Encoder<W> {
         let (header, config) = options.header()?;
         let seed = header.seed;
         let transforms = options.transforms;
+        let stats = EncodeStats::default();
+        let counters = stats.clone();
         let pipeline = Pipeline::new(
             threads,
             options.pipeline,
             move |mut raw: Vec<u8>, cancel: &Cancel| {
-                code_block(&config, seed, transforms, &mut raw, cancel)
+                let start = Instant::now();
+                let coded = code_block(&config, seed, transforms, &mut raw, cancel, &counters);
+                counters.block_done(start, coded.segmented());
+                coded
             },
         );
         Ok(Encoder {
@@ -155,6 +169,7 @@ impl<W: Write> Encoder<W> {
             header_written: false,
             failed: false,
             excess: 0,
+            stats,
             guard: FinishGuard { armed: true },
         })
     }
@@ -181,6 +196,13 @@ impl<W: Write> Encoder<W> {
     /// [`Progress`](crate::Progress).
     pub fn progress(&self) -> crate::Progress {
         self.pipeline.progress()
+    }
+
+    /// A handle on the time the workers spend detecting segments, running
+    /// transforms and coding blocks (issue 17), to read after
+    /// [`finish`](Self::finish): see [`EncodeStats`].
+    pub fn stats(&self) -> EncodeStats {
+        self.stats.clone()
     }
 
     fn write_block(&mut self, coded: Coded) -> Result<()> {
@@ -429,6 +451,7 @@ fn code_block(
     transforms: bool,
     raw: &mut Vec<u8>,
     cancel: &Cancel,
+    stats: &EncodeStats,
 ) -> Coded {
     let raw_len = raw.len() as u32;
     let check = raw_check(raw);
@@ -444,7 +467,7 @@ fn code_block(
     // quiet Cancel (stops when asked, counts no progress): the block's own
     // coding below counts it.
     let segmented = transforms
-        .then(|| crate::segment::encode(config, seed, raw, &cancel.quiet()))
+        .then(|| crate::segment::encode(config, seed, raw, &cancel.quiet(), stats))
         .flatten()
         .map(|(payload, dense)| {
             let bh = BlockHeader {

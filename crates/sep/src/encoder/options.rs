@@ -137,6 +137,43 @@ impl Options {
         }
     }
 
+    /// An upper bound of the heap an [`Encoder`](crate::Encoder) with these
+    /// options holds (in the manner of
+    /// [`ArchiveInfo::decoder_memory`](crate::ArchiveInfo::decoder_memory)):
+    /// a model per block coded at once and, per block in flight (`threads +
+    /// 2`), the raw block and its coded streams.
+    ///
+    /// With [`transforms`](Self::transforms) (issue 17), a block of `n`
+    /// bytes (at most the block size and the content length) is first
+    /// analysed and its transformed content coded: the transforms' own
+    /// memory ([`analyse_memory_bound`](crate::segment::transform::analyse_memory_bound),
+    /// the plan included), a model sized for the most transformed content
+    /// the block may have ([`inner_limit`](crate::segment::transform::inner_limit)
+    /// bytes) and that content's coded streams; then the block is coded as it
+    /// is while the segmented payload (at most `inner_limit(n) + n`) waits.
+    /// A worker holds the larger of the two phases. Measured against the
+    /// real peak in `crates/sep/tests/segment_memory.rs`.
+    pub fn encoder_memory(&self) -> Result<u64> {
+        let (header, config) = self.header()?;
+        let block = u64::from(header.block_size);
+        let blocks = self
+            .content_length
+            .map_or(u64::MAX, |n| n.div_ceil(block).max(1));
+        let threads = crate::encoder::resolve_threads(self.threads).min(crate::MAX_THREADS) as u64;
+        let model = crate::model_memory_bound(&config, block);
+        let worker = if self.transforms && !matches!(config, ModelConfig::Store) {
+            use sep_transform::{analyse_memory_bound, inner_limit};
+            let n = self.content_length.map_or(block, |c| c.min(block)).max(1) as usize;
+            let inner = inner_limit(n) as u64;
+            let segmented =
+                analyse_memory_bound(n) + crate::model_memory_bound(&config, inner) + inner;
+            segmented.max(model + inner + n as u64)
+        } else {
+            model
+        };
+        Ok(threads.min(blocks) * worker + (threads + 2).min(blocks.saturating_add(1)) * 2 * block)
+    }
+
     /// The header an encoder with these options writes.
     pub fn header(&self) -> Result<(Header, ModelConfig)> {
         let block_size = self.effective_block_size()?;

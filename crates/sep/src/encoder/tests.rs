@@ -14,19 +14,20 @@ fn untransformed_coding_is_skipped_only_for_dense_segments() {
     // A photo: lepton's payload is about 4/5 of the JPEG, so the block is
     // not coded a second time as it is.
     let jpeg = repo_file("tests/corpus/files/snappy.fireworks.jpeg");
-    let (payload, dense) =
-        crate::segment::encode(&config, 0, &jpeg, &cancel).expect("jpeg segment");
+    let (payload, dense) = crate::segment::encode(&config, 0, &jpeg, &cancel, &Default::default())
+        .expect("jpeg segment");
     assert_eq!(dense, jpeg.len() as u64);
     assert!(segmented_suffices(payload.len() + 16, dense));
     // A small JPEG's lepton payload (2969 of 3399 bytes) is not: both
     // codings are compared.
     let small = repo_file("tests/golden/inputs/fireworks.crop128x96.jpg");
-    let (payload, dense) =
-        crate::segment::encode(&config, 0, &small, &cancel).expect("jpeg segment");
+    let (payload, dense) = crate::segment::encode(&config, 0, &small, &cancel, &Default::default())
+        .expect("jpeg segment");
     assert!(!segmented_suffices(payload.len() + 16, dense));
     // x86 code holds no entropy-coded data: both codings are compared.
     let x86 = repo_file("tests/golden/inputs/x86.text16k");
-    let (payload, dense) = crate::segment::encode(&config, 0, &x86, &cancel).expect("x86 segment");
+    let (payload, dense) = crate::segment::encode(&config, 0, &x86, &cancel, &Default::default())
+        .expect("x86 segment");
     assert_eq!(dense, 0);
     assert!(!segmented_suffices(payload.len(), dense));
     // The rule itself: at most 7/8 of the dense bytes.
