@@ -388,6 +388,17 @@ pub fn decode_bounded(archive: &[u8]) {
             let infos = listed.expect("decoded, but inspect fails");
             let total: u64 = infos.iter().map(|i| i.content_length).sum();
             assert_eq!(out.len() as u64, total, "decoded length vs end records");
+            // Issue 22: random access (seek table or header walk) gives the same
+            // bytes as the full decode.
+            let (start, len) = (total / 3, total / 3 + 1);
+            let mut part = Vec::new();
+            let range = sep::Decoder::range(std::io::Cursor::new(archive), start, Some(len))
+                .and_then(|mut d| Ok(std::io::Read::read_to_end(&mut d, &mut part)?));
+            if len > 0 && start + len <= total {
+                range.expect("decoded, but the range fails");
+                let (s, e) = (start as usize, (start + len) as usize);
+                assert!(part == out[s..e], "range differs from the full decode");
+            }
         }
         Err(e) => assert!(corrupt_or_limit(&e), "{e}"),
     }

@@ -52,6 +52,10 @@ from ._sep import (
     SepCompressor,
     SepDecompressor,
     SepError,
+    _compress_array,
+    _content_length,
+    _decompress_array,
+    _RangeReader,
     compress,
     decompress,
 )
@@ -64,7 +68,9 @@ __all__ = [
     "SepError",
     "SepFile",
     "compress",
+    "compress_array",
     "decompress",
+    "decompress_array",
     "open",
 ]
 
@@ -84,6 +90,7 @@ class _Reader(io.RawIOBase):
         self._reset()
 
     def _reset(self):
+        self._range = None  # a _RangeReader once seek() was called
         self._dec = SepDecompressor(self._max_output)
         self._eof = False
         self._pos = 0
@@ -103,6 +110,10 @@ class _Reader(io.RawIOBase):
             return self.readall()
         if size == 0 or self._eof:
             return b""
+        if self._range is not None:
+            data = self._range.read(size)
+            self._pos += len(data)
+            return data
         data = b""
         while not data:
             if self._dec.eof:
@@ -137,22 +148,20 @@ class _Reader(io.RawIOBase):
         return self._pos
 
     def seek(self, offset, whence=io.SEEK_SET):
+        # Issue 22: decode from the block that holds the offset, found with the
+        # archive's seek table or by walking the block headers (seeking over
+        # the payloads), instead of decoding everything before it.
         if whence == io.SEEK_CUR:
             offset += self._pos
         elif whence == io.SEEK_END:
-            while self.read(io.DEFAULT_BUFFER_SIZE * 16):
-                pass
-            offset += self._pos
+            offset += _content_length(self._fp, self._start)
         elif whence != io.SEEK_SET:
             raise ValueError(f"invalid whence ({whence!r}, should be 0, 1 or 2)")
         offset = max(offset, 0)
-        if offset < self._pos:
-            # Archives decode forwards only: start again from the beginning.
-            self._fp.seek(self._start)
-            self._reset()
-        while self._pos < offset:
-            if not self.read(min(offset - self._pos, io.DEFAULT_BUFFER_SIZE * 16)):
-                break
+        if offset != self._pos:
+            self._range = _RangeReader(self._fp, offset, self._start, 1, self._max_output)
+            self._eof = False
+            self._pos = self._range.position
         return self._pos
 
 
@@ -168,8 +177,11 @@ class SepFile(io.BufferedIOBase):
     the archive is the one ``cat FILE | sep -c`` writes, with no content length
     in its header; :func:`sep.dask.compress_file` gives ``sep -c FILE``'s
     bytes); ``max_output`` bounds the decoded
-    size (reading). Seeking is supported when reading, by decoding forwards
-    (backwards: again from the start).
+    size (reading); ``seek_table`` writes the archive's seek table (``sep
+    --seek-table``). Seeking is supported when reading a seekable file: it
+    decodes from the block that holds the new position, found with the seek
+    table (or, without one, by walking the block headers), so it reads only
+    the blocks from there on, backwards as well as forwards.
 
     >>> import io, sep
     >>> buf = io.BytesIO()
@@ -189,6 +201,7 @@ class SepFile(io.BufferedIOBase):
         threads=1,
         block_size=None,
         max_output=None,
+        seek_table=False,
     ):
         self._fp = None
         self._closefp = False
@@ -212,7 +225,9 @@ class SepFile(io.BufferedIOBase):
             self._buffer = io.BufferedReader(_Reader(self._fp, max_output))
         else:
             try:
-                self._compressor = SepCompressor(preset, threads, block_size)
+                self._compressor = SepCompressor(
+                    preset, threads, block_size, seek_table=seek_table
+                )
             except BaseException:
                 self._close_fp()
                 raise
@@ -329,6 +344,7 @@ def open(
     threads=1,
     block_size=None,
     max_output=None,
+    seek_table=False,
     encoding=None,
     errors=None,
     newline=None,
@@ -362,8 +378,62 @@ def open(
         threads=threads,
         block_size=block_size,
         max_output=max_output,
+        seek_table=seek_table,
     )
     if "t" in mode:
         encoding = io.text_encoding(encoding)
         return io.TextIOWrapper(binary, encoding, errors, newline)
     return binary
+
+
+_LOSSY_MODES = ("abs", "rel", "psnr", "ratio")
+
+
+def compress_array(array, *, abs=None, rel=None, psnr=None, ratio=None, fill=None):
+    """Compresses a float array within an error bound (lossy; format version 2).
+
+    ``array`` is anything ``numpy.asarray`` takes, of dtype ``float32`` or
+    ``float64`` with 1 to 4 axes. Give one bound: ``abs=E`` (every value within
+    ``E``), ``rel=E`` (within ``E`` times the value range), ``psnr=DB`` (at
+    least this PSNR) or ``ratio=R`` (the best fidelity that compresses ``R``
+    times); without one, ``rel=1e-3``. NaN, infinities and ``fill`` (a value
+    such as a land mask) are kept exactly. The archive is what ``sep --lossy``
+    writes for the raw array; :func:`decompress_array` restores dtype and shape.
+
+    >>> import numpy as np, sep
+    >>> x = np.linspace(0, 1, 10_000, dtype=np.float32).reshape(100, 100)
+    >>> archive = sep.compress_array(x, abs=1e-3)
+    >>> len(archive) < x.nbytes // 4
+    True
+    >>> y = sep.decompress_array(archive)
+    >>> y.dtype, y.shape, bool(np.abs(y - x).max() <= 1e-3)
+    (dtype('float32'), (100, 100), True)
+    """
+    import numpy as np
+
+    given = [(m, v) for m, v in zip(_LOSSY_MODES, (abs, rel, psnr, ratio)) if v is not None]
+    if len(given) > 1:
+        raise ValueError("give at most one of abs=, rel=, psnr=, ratio=")
+    mode, value = given[0] if given else ("rel", 1e-3)
+    a = np.asarray(array)
+    if a.dtype.kind != "f" or a.dtype.itemsize not in (4, 8):
+        raise TypeError(f"compress_array takes float32 or float64 arrays, not {a.dtype}")
+    if not 1 <= a.ndim <= 4:
+        raise ValueError(f"compress_array takes arrays of 1 to 4 axes, not {a.ndim}")
+    little = np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<"))
+    name = "f32" if a.dtype.itemsize == 4 else "f64"
+    return _compress_array(
+        memoryview(little).cast("B"), name, list(a.shape), mode, float(value),
+        None if fill is None else float(fill),
+    )
+
+
+def decompress_array(data, *, max_output=None):
+    """Restores the array of a :func:`compress_array` archive (or of ``sep
+    --lossy``) as a writable numpy array of its dtype and shape; ``max_output``
+    bounds its size in bytes. A lossless archive raises :class:`SepError`."""
+    import numpy as np
+
+    values, name, shape = _decompress_array(data, max_output)
+    dtype = np.dtype("<f4" if name == "f32" else "<f8")
+    return np.frombuffer(values, dtype=dtype).reshape(shape).astype(dtype.newbyteorder("="), copy=False)

@@ -2,7 +2,7 @@
 
 import io
 import os
-from typing import IO, Literal, Optional, Union, overload
+from typing import IO, Any, Literal, Optional, Union, overload
 
 from ._sep import (
     FORMAT_VERSION as FORMAT_VERSION,
@@ -32,6 +32,7 @@ class SepFile(io.BufferedIOBase):
         threads: int = 1,
         block_size: Optional[int] = None,
         max_output: Optional[int] = None,
+        seek_table: bool = False,
     ) -> None: ...
     def read(self, size: Optional[int] = -1) -> bytes: ...
     def read1(self, size: int = -1) -> bytes: ...
@@ -49,6 +50,7 @@ def open(
     threads: int = 1,
     block_size: Optional[int] = None,
     max_output: Optional[int] = None,
+    seek_table: bool = False,
     encoding: None = None,
     errors: None = None,
     newline: None = None,
@@ -62,7 +64,22 @@ def open(
     threads: int = 1,
     block_size: Optional[int] = None,
     max_output: Optional[int] = None,
+    seek_table: bool = False,
     encoding: Optional[str] = None,
     errors: Optional[str] = None,
     newline: Optional[str] = None,
 ) -> io.TextIOWrapper: ...
+
+def compress_array(
+    array: Any,
+    *,
+    abs: Optional[float] = None,
+    rel: Optional[float] = None,
+    psnr: Optional[float] = None,
+    ratio: Optional[float] = None,
+    fill: Optional[float] = None,
+) -> bytes:
+    """Lossy compression of a float32/float64 array (1 to 4 axes) within one bound."""
+
+def decompress_array(data: Buffer, *, max_output: Optional[int] = None) -> Any:
+    """The numpy array of a lossy archive, dtype and shape restored."""

@@ -1,6 +1,6 @@
 """Type stubs of the extension module ``sep._sep`` (re-exported by ``sep``)."""
 
-from typing import Optional, Union
+from typing import List, Optional, Tuple, Union
 
 import sys
 
@@ -22,8 +22,10 @@ def compress(
     preset: Preset = None,
     threads: int = 1,
     block_size: Optional[int] = None,
+    seek_table: bool = False,
 ) -> bytes:
-    """Compresses ``data`` into a complete archive (what ``sep -c`` writes)."""
+    """Compresses ``data`` into a complete archive (what ``sep -c`` writes;
+    with ``seek_table``, ``sep -c --seek-table``)."""
 
 def decompress(data: Buffer, threads: int = 1, max_output: Optional[int] = None) -> bytes:
     """Decompresses a complete archive (or several concatenated ones)."""
@@ -37,6 +39,7 @@ class SepCompressor:
         threads: int = 1,
         block_size: Optional[int] = None,
         content_length: Optional[int] = None,
+        seek_table: bool = False,
     ) -> None: ...
     def compress(self, data: Buffer) -> bytes: ...
     def flush(self) -> bytes: ...
@@ -52,3 +55,35 @@ class SepDecompressor:
     def needs_input(self) -> bool: ...
     @property
     def unused_data(self) -> bytes: ...
+
+class _RangeReader:
+    """Decodes from a content offset of a seekable binary file (``SepFile.seek``)."""
+
+    position: int
+    def __init__(
+        self,
+        fp: object,
+        start: int,
+        base: int = 0,
+        threads: int = 1,
+        max_output: Optional[int] = None,
+    ) -> None: ...
+    def read(self, size: int) -> bytes: ...
+
+def _content_length(fp: object, base: int = 0) -> int:
+    """The content length of the archive(s) in a seekable binary file."""
+
+def _compress_array(
+    data: Buffer,
+    dtype: str,
+    shape: List[int],
+    mode: str,
+    value: float,
+    fill: Optional[float] = None,
+) -> bytes:
+    """Lossy compression of a raw little-endian float array."""
+
+def _decompress_array(
+    data: Buffer, max_output: Optional[int] = None
+) -> Tuple[bytearray, str, List[int]]:
+    """The values, dtype name and shape of a lossy archive."""

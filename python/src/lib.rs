@@ -17,6 +17,8 @@ use std::collections::VecDeque;
 use std::io::{self, Cursor, Read, Write};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
+mod lossy; // issue 22: sep.compress_array / decompress_array
+mod range; // issue 22: SepFile.seek()
 mod stream;
 use stream::*;
 
@@ -128,21 +130,26 @@ fn options(
     Ok(options)
 }
 
-/// compress(data, preset=None, threads=1, block_size=None)
+/// compress(data, preset=None, threads=1, block_size=None, seek_table=False)
 /// --
 ///
 /// Compresses `data` into a complete archive, the same bytes `sep -c` writes
-/// for a file holding `data` with the same settings.
+/// for a file holding `data` with the same settings (`seek_table`: `sep -c
+/// --seek-table`, an index of the blocks for random access).
 #[pyfunction]
-#[pyo3(signature = (data, preset=None, threads=1, block_size=None))]
+#[pyo3(signature = (data, preset=None, threads=1, block_size=None, seek_table=false))]
 fn compress<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     preset: Option<&Bound<'py, PyAny>>,
     threads: usize,
     block_size: Option<u32>,
+    seek_table: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let options = options(preset, threads, block_size)?;
+    let options = sep::Options {
+        seek_table,
+        ..options(preset, threads, block_size)?
+    };
     let data = data_of(py, data)?;
     let archive = py
         .detach(|| sep::compress(&data, &options))
@@ -208,7 +215,7 @@ impl Drop for EncoderState {
     }
 }
 
-/// SepCompressor(preset=None, threads=1, block_size=None, content_length=None)
+/// SepCompressor(preset=None, threads=1, block_size=None, content_length=None, seek_table=False)
 /// --
 ///
 /// An incremental compressor: `compress(data)` returns the archive bytes
@@ -216,7 +223,8 @@ impl Drop for EncoderState {
 /// The concatenated results are one archive. With `content_length`, the exact
 /// number of bytes that will be fed, the archive is the one `sep -c` writes
 /// for a file of that length (the header records it and the block size
-/// shrinks to it); `flush()` fails if a different number was fed.
+/// shrinks to it); `flush()` fails if a different number was fed. With
+/// `seek_table`, `flush()` also writes the archive's seek table (random access).
 #[pyclass(module = "sep")]
 struct SepCompressor {
     sink: Sink,
@@ -233,15 +241,17 @@ impl SepCompressor {
 #[pymethods]
 impl SepCompressor {
     #[new]
-    #[pyo3(signature = (preset=None, threads=1, block_size=None, content_length=None))]
+    #[pyo3(signature = (preset=None, threads=1, block_size=None, content_length=None, seek_table=false))]
     fn new(
         preset: Option<&Bound<'_, PyAny>>,
         threads: usize,
         block_size: Option<u32>,
         content_length: Option<u64>,
+        seek_table: bool,
     ) -> PyResult<Self> {
         let options = sep::Options {
             content_length,
+            seek_table,
             ..options(preset, threads, block_size)?
         };
         let sink = Sink::default();
@@ -440,6 +450,10 @@ fn _sep(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decompress, m)?)?;
     m.add_class::<SepCompressor>()?;
     m.add_class::<SepDecompressor>()?;
+    m.add_class::<range::RangeReader>()?;
+    m.add_function(wrap_pyfunction!(range::content_length, m)?)?;
+    m.add_function(wrap_pyfunction!(lossy::compress_array, m)?)?;
+    m.add_function(wrap_pyfunction!(lossy::decompress_array, m)?)?;
     m.add("FORMAT_VERSION", sep::format::FORMAT_VERSION)?;
     m.add("MAX_THREADS", sep::MAX_THREADS)?;
     Ok(())

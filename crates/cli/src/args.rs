@@ -130,6 +130,12 @@ pub struct Args {
     #[arg(long)]
     pub no_transforms: bool,
 
+    /// Write a seek table after the archive (8 bytes per block plus 20; doc/FORMAT.md
+    /// 12) so that sep -d --range finds its blocks at once. Decoders before it reject
+    /// such archives.
+    #[arg(long)]
+    pub seek_table: bool,
+
     /// Raw bytes per independent block, 4K..=1G, e.g. 4M, 16MiB, 65536.
     #[arg(short = 'B', long, value_name = "SIZE", value_parser = parse_size)]
     pub block_size: Option<u32>,
@@ -176,6 +182,11 @@ pub struct Args {
     /// note) or fewer threads, or refuses.
     #[arg(short = 'M', long = "memory", value_name = "LIMIT", value_parser = crate::limits::parse_limit)]
     pub memory: Option<crate::limits::Limit>,
+
+    /// With -d: only the content bytes START..START+LEN (or START: to the end), e.g.
+    /// 1G:1M; reads only the blocks that overlap them (faster with --seek-table).
+    #[arg(long, value_name = "START:LEN", value_parser = crate::range::parse_range)]
+    pub range: Option<crate::range::ByteRange>,
 
     /// Issue 21: lossy compression of float arrays (crates/cli/src/lossy.rs).
     #[command(flatten)]

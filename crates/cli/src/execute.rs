@@ -257,6 +257,7 @@ impl Ctx<'_> {
             seed: self.args.seed,
             content_length: inp.len,
             transforms: !self.args.no_transforms,
+            seek_table: self.args.seek_table,
         };
         // Issue 14 item 5: a smaller preset or fewer threads within -M/--memory.
         if let Some(note) = limits::fit_compression(&mut options, limits::memory(self.args))
@@ -299,6 +300,9 @@ impl Ctx<'_> {
     }
 
     pub(crate) fn decompress(&self, input: &Path) -> Result<()> {
+        if let Some(range) = self.args.range {
+            return self.decompress_range(input, range); // issue 22
+        }
         let out_path = self.output_path(input)?;
         let mut inp = open_input(input)?;
         let start = Instant::now();
@@ -457,6 +461,9 @@ impl Ctx<'_> {
                 )?;
             }
             writeln!(o, "  checksum        xxh3-64 {:016x}", info.content_check)?;
+            if info.seek_table_bytes > 0 {
+                writeln!(o, "  seek table      {} bytes", info.seek_table_bytes)?; // issue 22
+            }
         }
         drop(o);
         // Issue 17: with -v, each block's segments and transforms.

@@ -16,6 +16,7 @@ mod memory;
 mod output;
 mod plan;
 mod progress;
+mod range; // issue 22: sep -d --range
 mod report;
 mod signals;
 

@@ -163,6 +163,9 @@ pub(crate) fn plan(args: &Args, verbosity: u8) -> Result<Plan<'_>> {
     if args.output.is_some() && inputs.len() > 1 {
         return Err(Usage("-o can only be used with a single input".into()).into());
     }
+    if args.range.is_some() && (mode != Mode::Decompress || inputs.len() > 1 || args.rm) {
+        return Err(Usage("--range needs -d and a single input, and not --rm".into()).into());
+    }
     if args.output.is_some() && args.stdout {
         return Err(Usage("-o and -c cannot be used together".into()).into());
     }

@@ -526,6 +526,26 @@ fn golden_files(files: &mut Files) {
         xxhash_rust::xxh3::xxh3_64(&both)
     );
     files.insert("v1/concatenated.sep".into(), [a, b].concat());
+    // Issue 22: an archive followed by its seek table (doc/FORMAT.md section 12).
+    let grammar = input("grammar.lsp");
+    let tabled = sep::compress(
+        &grammar,
+        &Options {
+            model: Model::Order2,
+            block_size: Some(1000),
+            small_blocks: true,
+            seek_table: true,
+            ..Options::default()
+        },
+    )
+    .expect("compress");
+    assert_eq!(sep::decompress(&tabled).expect("decompress"), grammar);
+    manifest += &format!(
+        "order2.seek-table.sep\tgrammar.lsp\t{}\t{:016x}\t1\torder2 in blocks of 1000 bytes, then a seek table\n",
+        grammar.len(),
+        xxhash_rust::xxh3::xxh3_64(&grammar)
+    );
+    files.insert("v1/order2.seek-table.sep".into(), tabled);
     files.insert("v1/MANIFEST.tsv".into(), manifest.into_bytes());
 }
 
@@ -1114,6 +1134,74 @@ fn must_fail(files: &mut Files) {
             "block 0, stream 0: ends in a zero byte",
             "a zero byte appended to order2's first stream, lengths adjusted",
             stream_plus(0),
+        ),
+    ]);
+    // Issue 22: damaged seek tables (doc/FORMAT.md section 12) after the store
+    // archive (3 blocks: the table is 4 + 24 + 16 bytes).
+    let table = |entries: &[sep::format::SeekEntry]| sep::format::write_seek_table(entries);
+    let entries = sep::format::parse_seek_table(
+        &sep::compress(
+            content,
+            &Options {
+                model: Model::Store,
+                block_size: Some(100),
+                small_blocks: true,
+                seek_table: true,
+                ..Options::default()
+            },
+        )
+        .expect("store archive")[n..],
+        100,
+    )
+    .expect("a table");
+    let good = table(&entries);
+    let mut lying = entries.clone();
+    lying[0].block_len += 1;
+    lying[1].block_len -= 1;
+    let flip = |at: usize| {
+        let mut t = good.clone();
+        t[at] ^= 1;
+        [store.clone(), t].concat()
+    };
+    cases.extend([
+        (
+            "seek-table-check.sep",
+            "SeekTable",
+            "seek table: table_check mismatch",
+            "a bit flipped in an entry of the seek table",
+            flip(5),
+        ),
+        (
+            "seek-table-entries.sep",
+            "SeekTable",
+            "seek table: entries do not match",
+            "entries that lie about block_len (table_check recomputed)",
+            [store.clone(), table(&lying)].concat(),
+        ),
+        (
+            "seek-table-count.sep",
+            "SeekTable",
+            "seek table: footer_magic is wrong",
+            "a seek table with one entry more than the archive has blocks",
+            [
+                store.clone(),
+                table(&[&entries[..], &entries[..1]].concat()),
+            ]
+            .concat(),
+        ),
+        (
+            "seek-table-footer.sep",
+            "SeekTable",
+            "seek table: footer_magic is wrong",
+            "a bit flipped in footer_magic",
+            flip(good.len() - 1),
+        ),
+        (
+            "seek-table-truncated.sep",
+            "Truncated",
+            "seek table",
+            "a seek table cut short in its footer",
+            [store.clone(), good[..good.len() - 3].to_vec()].concat(),
         ),
     ]);
     let mut expected = String::from("# file\terror variant\tmessage contains\twhat is wrong\n");

@@ -141,6 +141,24 @@ pub enum Error {
     /// Bytes follow the end of the archive that are not another archive.
     #[error("corrupt archive: trailing data after the end record")]
     TrailingData,
+    /// A seek table (doc/FORMAT.md section 12) is damaged or does not match
+    /// the archive before it.
+    #[error("corrupt archive: seek table: {why}")]
+    SeekTable {
+        /// What is wrong.
+        why: &'static str,
+    },
+    /// A byte range asked of [`Decoder::range`](crate::Decoder::range) is not
+    /// inside the content.
+    #[error("range {start}..{end} is past the end of the content ({length} bytes)")]
+    RangePastEnd {
+        /// First byte asked for.
+        start: u64,
+        /// One past the last byte asked for.
+        end: u64,
+        /// Content bytes of the input.
+        length: u64,
+    },
     /// The encoder was given input of a different length than declared.
     #[error("input was {found} bytes but {declared} were declared")]
     InputLength {
@@ -207,6 +225,7 @@ impl Error {
                 | Error::InvalidOption(_)
                 | Error::BlockSize { .. }
                 | Error::OverLimit { .. }
+                | Error::RangePastEnd { .. }
         )
     }
 

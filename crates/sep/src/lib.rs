@@ -148,7 +148,7 @@ pub use sep_lossy as lossy;
 
 pub use codec::{Model, ModelConfig};
 pub use decoder::model_memory_bound;
-pub use decoder::{ArchiveInfo, Decoder, inspect, read_header};
+pub use decoder::{ArchiveInfo, Decoder, content_length, inspect, read_header};
 pub use encoder::{Encoder, MIN_BLOCK_SIZE, Options};
 pub use error::{Error, Result};
 pub use mix::MixConfig;

@@ -452,7 +452,7 @@ pub struct BlockSegments {
 /// without decoding; segmented payloads are read (bounded by `raw_len`) to
 /// validate their tables.
 pub fn list_blocks<R: std::io::Read>(mut r: R) -> Result<Vec<BlockSegments>> {
-    use crate::format::{BlockType, MAGIC, Record};
+    use crate::format::{BlockType, Record};
     use std::io::Read;
     let mut out = Vec::new();
     let mut header = crate::decoder::read_header(&mut r)?;
@@ -485,14 +485,14 @@ pub fn list_blocks<R: std::io::Read>(mut r: R) -> Result<Vec<BlockSegments>> {
             });
             index += 1;
         }
-        let mut magic = [0u8; 4];
-        match r.read(&mut magic[..1])? {
-            0 => return Ok(out),
-            _ => {
-                if r.read_exact(&mut magic[1..]).is_err() || magic != MAGIC {
-                    return Err(Error::TrailingData);
-                }
-            }
+        // Issue 22: a seek table may follow (doc/FORMAT.md section 12).
+        let expected = crate::format::Expected {
+            blocks: index,
+            partial: true,
+            ..Default::default()
+        };
+        if !crate::decoder::after_end(&mut r, &expected)?.0 {
+            return Ok(out);
         }
         header = crate::format::Header::read_after_magic(&mut r)?;
         archive += 1;

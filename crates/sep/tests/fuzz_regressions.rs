@@ -160,4 +160,21 @@ fn write_fuzz_seeds() {
             &[&[i as u8, 4][..], texts[2]].concat(),
         );
     }
+    // Issue 22: an archive of three blocks followed by its seek table.
+    let archive = sep::compress(
+        texts[2],
+        &sep::Options {
+            model: sep::Model::Order2,
+            block_size: Some(32),
+            small_blocks: true,
+            seek_table: true,
+            ..sep::Options::default()
+        },
+    )
+    .expect("compress");
+    write(
+        "header",
+        "seek-table-0".into(),
+        &[&[0u8][..], &archive].concat(),
+    );
 }

@@ -117,6 +117,7 @@ fn variant(e: &Error) -> &'static str {
         Error::LimitExceeded { .. } => "LimitExceeded",
         Error::TrailingData => "TrailingData",
         Error::StreamJunk { .. } => "StreamJunk",
+        Error::SeekTable { .. } => "SeekTable",
         _ => "other",
     }
 }

@@ -43,6 +43,9 @@ pub struct ArchiveInfo {
     /// The most heap one worker holds for a segmented block of this archive
     /// ([`crate::segment::block_memory`]); 0 without segmented blocks.
     pub segmented_memory: u64,
+    /// Bytes of the seek table after the end record (doc/FORMAT.md section
+    /// 12), 0 without one.
+    pub seek_table_bytes: u64,
 }
 
 impl ArchiveInfo {
@@ -152,9 +155,11 @@ pub fn inspect<R: Read>(mut r: R) -> Result<Vec<ArchiveInfo>> {
             content_length: 0,
             content_check: 0,
             segmented_memory: 0,
+            seek_table_bytes: 0,
         };
         let max_streams = info.model.header_fields().0;
         let mut total = 0u64;
+        let mut expected = crate::format::Expected::default();
         let mut short = None;
         loop {
             match Record::read(&mut r, &info.header)? {
@@ -186,7 +191,12 @@ pub fn inspect<R: Read>(mut r: R) -> Result<Vec<ArchiveInfo>> {
                     }
                     info.blocks += 1;
                     info.stored_blocks += u64::from(bh.block_type == BlockType::Stored);
-                    info.archive_bytes += (bh.encoded_len() + bh.payload_len as usize) as u64;
+                    let block_len = bh.encoded_len() + bh.payload_len as usize;
+                    info.archive_bytes += block_len as u64;
+                    expected.block(crate::format::SeekEntry {
+                        block_len: block_len as u32,
+                        raw_len: bh.raw_len,
+                    });
                     total += u64::from(bh.raw_len);
                 }
                 Record::End(end) => {
@@ -213,19 +223,11 @@ pub fn inspect<R: Read>(mut r: R) -> Result<Vec<ArchiveInfo>> {
                 }
             }
         }
+        let (more, table) = super::after_end(&mut r, &expected)?;
+        info.seek_table_bytes = table;
         infos.push(info);
-        let mut magic = [0u8; 4];
-        let n = read_up_to(&mut r, &mut magic)?;
-        if n == 0 {
+        if !more {
             return Ok(infos);
-        }
-        if magic[..n] != MAGIC[..n] {
-            return Err(Error::TrailingData);
-        }
-        if n < 4 {
-            return Err(Error::Truncated {
-                what: "magic of a concatenated archive",
-            });
         }
         header = Header::read_after_magic(&mut r)?;
     }

@@ -3,7 +3,10 @@
 
 use crate::codec::ModelConfig;
 use crate::error::{Error, Result};
-use crate::format::{BlockHeader, BlockType, END_RECORD_LEN, Header, MAGIC, Record, raw_check};
+use crate::format::{
+    BlockHeader, BlockType, END_RECORD_LEN, Expected, Header, MAGIC, Record, SEEK_MAGIC, SeekEntry,
+    raw_check, skip_seek_table,
+};
 use crate::limits::{Limits, Spent};
 use crate::pipeline::{Cancel, Pipeline};
 use std::collections::VecDeque;
@@ -12,8 +15,10 @@ use std::sync::Arc;
 use xxhash_rust::xxh3::Xxh3;
 
 mod info;
+mod range; // issue 22: random access
 pub use info::{ArchiveInfo, inspect, model_memory_bound, read_header};
 use info::{header_memory, memory_bound};
+pub use range::content_length;
 
 /// Decompresses an archive read from `R`.
 ///
@@ -54,6 +59,8 @@ pub struct Decoder<R: Read> {
     out_pos: usize,
     hasher: Xxh3,
     failed: bool,
+    /// Set by [`Decoder::range`]: the part of the content still to return.
+    range: Option<range::RangeState>,
 }
 
 /// One thing read ahead, in archive order.
@@ -89,7 +96,12 @@ impl<R: Read> Decoder<R> {
     pub fn new(mut inner: R) -> Result<Self> {
         let header = read_header(&mut inner)?;
         let config = Arc::new(ModelConfig::from_header(&header)?);
-        Ok(Decoder {
+        Ok(Self::start(inner, header, config))
+    }
+
+    /// A decoder whose input is just past `header` (or at a block of its archive).
+    fn start(inner: R, header: Header, config: Arc<ModelConfig>) -> Self {
+        Decoder {
             inner,
             walk: Walk {
                 header,
@@ -99,6 +111,7 @@ impl<R: Read> Decoder<R> {
                 block_index: 0,
                 short_block: None,
                 spent: Spent::default(),
+                expected: Expected::default(),
             },
             limits: Limits::default(),
             input_done: false,
@@ -112,7 +125,8 @@ impl<R: Read> Decoder<R> {
             out_pos: 0,
             hasher: Xxh3::new(),
             failed: false,
-        })
+            range: None,
+        }
     }
 
     /// The thread budget: up to `threads` blocks decoded at once, and kernel
@@ -208,6 +222,17 @@ impl<R: Read> Decoder<R> {
             }
             self.limits.threads = self.threads;
         }
+        if let Some(range) = &mut self.range
+            && !range.output_checked
+        {
+            // The limit counts the range's bytes, not positions in the content.
+            range.output_checked = true;
+            if let Err(e) = self.limits.check_output(range.remaining) {
+                self.items.push_back(Item::Fail(e));
+                self.input_done = true;
+            }
+            self.limits.max_output = None;
+        }
         let pipeline = self.pipeline.get_or_insert_with(|| {
             Pipeline::with_progress(
                 self.threads,
@@ -220,6 +245,13 @@ impl<R: Read> Decoder<R> {
         // End records take no room; the bound keeps a run of empty archives
         // from being read ahead without limit.
         while room > 0 && !self.input_done && self.items.len() <= 2 * self.threads + 2 {
+            if let Some(range) = &self.range
+                && range.blocks_left == 0
+            {
+                // Every block of the range is read: read no further.
+                self.input_done = true;
+                break;
+            }
             match read_record(
                 &mut self.inner,
                 &mut self.walk,
@@ -230,6 +262,9 @@ impl<R: Read> Decoder<R> {
                     pipeline.submit(job);
                     self.items.push_back(Item::Block);
                     room -= 1;
+                    if let Some(range) = &mut self.range {
+                        range.blocks_left -= 1;
+                    }
                 }
                 Ok(Read1::End {
                     content_check,
@@ -270,10 +305,24 @@ impl<R: Read> Decoder<R> {
                 None => return Ok(0),
                 Some(Item::Block) => {
                     let pipeline = self.pipeline.as_mut().expect("created by read_ahead");
-                    let decoded = pipeline.next().expect("a block in flight")?;
-                    self.hasher.update(&decoded.data);
+                    let mut decoded = pipeline.next().expect("a block in flight")?;
                     self.recycle(decoded.spare);
+                    if let Some(range) = &mut self.range {
+                        // Only the range's part of the block is returned.
+                        let len = decoded.data.len() as u64;
+                        let skip = range.skip.min(len);
+                        let keep = (len - skip).min(range.remaining);
+                        range.skip -= skip;
+                        range.remaining -= keep;
+                        decoded.data.truncate((skip + keep) as usize);
+                        self.out_pos = skip as usize;
+                    } else {
+                        self.hasher.update(&decoded.data);
+                    }
                     self.out = decoded.data;
+                }
+                Some(Item::End { .. }) if self.range.is_some() => {
+                    // Only part of the content was decoded: no content_check.
                 }
                 Some(Item::End { content_check }) => {
                     let found = std::mem::replace(&mut self.hasher, Xxh3::new()).digest();
@@ -319,6 +368,8 @@ struct Walk {
     short_block: Option<u32>,
     /// What the archives read so far cost.
     spent: Spent,
+    /// What a seek table after this archive must say (section 12).
+    expected: Expected,
 }
 
 /// What [`read_record`] read.
@@ -362,12 +413,18 @@ fn read_record<R: Read>(
         block_index,
         short_block,
         spent,
+        expected,
     } = walk;
     match Record::read(r, header)? {
         Record::Block(bh) => {
             check_full(short_block, &bh, header)?;
             limits.check_output(*earlier + *archive_total + u64::from(bh.raw_len))?;
-            spent.bytes += (bh.encoded_len() + bh.payload_len as usize) as u64;
+            let block_len = bh.encoded_len() + bh.payload_len as usize;
+            spent.bytes += block_len as u64;
+            expected.block(SeekEntry {
+                block_len: block_len as u32,
+                raw_len: bh.raw_len,
+            });
             let raw_len = u64::from(bh.raw_len);
             let work = match bh.block_type {
                 BlockType::Stored => (0, raw_len),
@@ -446,21 +503,14 @@ fn read_record<R: Read>(
             spent.bytes += END_RECORD_LEN as u64;
             check_end(header, end.content_length, *archive_total)?;
             let content_check = end.content_check;
-            // Another archive may follow.
-            let mut magic = [0u8; 4];
-            let n = read_up_to(r, &mut magic)?;
-            if n == 0 {
+            // A seek table, then another archive, may follow.
+            let (more, table) = after_end(r, expected)?;
+            spent.bytes += table;
+            *expected = Expected::default();
+            if !more {
                 return Ok(Read1::End {
                     content_check,
                     last: true,
-                });
-            }
-            if magic[..n] != MAGIC[..n] {
-                return Err(Error::TrailingData);
-            }
-            if n < 4 {
-                return Err(Error::Truncated {
-                    what: "magic of a concatenated archive",
                 });
             }
             *header = Header::read_after_magic(r)?;
@@ -590,6 +640,31 @@ fn decode_block(job: Job, cancel: &Cancel) -> Result<Decoded> {
         });
     }
     Ok(Decoded { data, spare })
+}
+
+/// Reads what follows an end record (sections 5 and 12): an optional seek
+/// table, checked against `expected` (returns its length), then the end of the
+/// input (`false`) or the `magic` of another archive (`true`).
+pub(crate) fn after_end<R: Read>(r: &mut R, expected: &Expected) -> Result<(bool, u64)> {
+    let mut magic = [0u8; 4];
+    let mut n = read_up_to(r, &mut magic)?;
+    let mut table = 0;
+    if n == 4 && magic == SEEK_MAGIC {
+        table = skip_seek_table(r, expected)?;
+        n = read_up_to(r, &mut magic)?;
+    }
+    if n == 0 {
+        return Ok((false, table));
+    }
+    if magic[..n] != MAGIC[..n] {
+        return Err(Error::TrailingData);
+    }
+    if n < 4 {
+        return Err(Error::Truncated {
+            what: "magic of a concatenated archive",
+        });
+    }
+    Ok((true, table))
 }
 
 /// Reads until `buf` is full or the input ends; returns the bytes read.

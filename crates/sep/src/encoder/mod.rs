@@ -2,7 +2,10 @@
 
 use crate::codec::ModelConfig;
 use crate::error::{Error, Result};
-use crate::format::{BlockHeader, BlockType, END_RECORD_LEN, EndRecord, Header, raw_check};
+use crate::format::{
+    BlockHeader, BlockType, END_RECORD_LEN, EndRecord, Header, SeekEntry, raw_check,
+    write_seek_table,
+};
 use crate::pipeline::{Cancel, Pipeline};
 use crate::stats::EncodeStats;
 use std::io::{self, Write};
@@ -78,6 +81,9 @@ pub struct Encoder<W: Write> {
     stats: EncodeStats,
     /// Asserts, on drop, that the encoder was finished (see "Finishing").
     guard: FinishGuard,
+    /// The seek table's entries, one per block written, when
+    /// [`Options::seek_table`] asks for one (doc/FORMAT.md section 12).
+    seek: Option<Vec<SeekEntry>>,
 }
 
 /// Fires the debug assertion of an encoder dropped unfinished; disarmed by
@@ -171,6 +177,7 @@ impl<W: Write> Encoder<W> {
             excess: 0,
             stats,
             guard: FinishGuard { armed: true },
+            seek: options.seek_table.then(Vec::new),
         })
     }
 
@@ -207,6 +214,12 @@ impl<W: Write> Encoder<W> {
 
     fn write_block(&mut self, coded: Coded) -> Result<()> {
         let written = coded.write_to(&mut self.out);
+        if let (Some(seek), Ok(n)) = (&mut self.seek, &written) {
+            seek.push(SeekEntry {
+                block_len: *n as u32,
+                raw_len: coded.raw.len() as u32,
+            });
+        }
         if self.free.len() <= self.threads {
             let mut raw = coded.raw;
             raw.clear();
@@ -367,8 +380,13 @@ impl<W: Write> Encoder<W> {
             content_check: self.hasher.digest(),
         };
         self.out.write_all(&end.to_bytes())?;
+        let mut total = self.total_out + END_RECORD_LEN as u64;
+        if let Some(entries) = &self.seek {
+            let table = write_seek_table(entries);
+            self.out.write_all(&table)?;
+            total += table.len() as u64;
+        }
         self.out.flush()?;
-        let total = self.total_out + END_RECORD_LEN as u64;
         // Stops the (idle) workers before the writer is handed back.
         drop(self.pipeline);
         Ok((self.out, total))

@@ -95,6 +95,15 @@ pub struct Options {
     /// before transforms existed, for measuring what they buy (command line:
     /// `--no-transforms`).
     pub transforms: bool,
+    /// Write a seek table after the end record (doc/FORMAT.md section 12,
+    /// issue 22): 8 bytes per block plus 20, so that
+    /// [`Decoder::range`](crate::Decoder::range) finds any block of a seekable
+    /// archive at once. `false` by default: a decoder released before the table
+    /// existed rejects such an archive as trailing data, and one without a
+    /// table is still read at random by walking its block headers (command
+    /// line: `--seek-table`). The encoder holds the table in memory until
+    /// [`Encoder::finish`](crate::Encoder::finish): 8 bytes per block.
+    pub seek_table: bool,
 }
 
 impl Default for Options {
@@ -108,6 +117,7 @@ impl Default for Options {
             seed: 0,
             content_length: None,
             transforms: true,
+            seek_table: false,
         }
     }
 }

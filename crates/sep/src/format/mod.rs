@@ -7,6 +7,13 @@ use crate::error::{Error, Result};
 use std::io::{self, Read, Write};
 use xxhash_rust::xxh3::xxh3_64;
 
+mod seek; // issue 22: the seek table, section 12
+pub(crate) use seek::{Expected, seek_over_table, skip_seek_table};
+pub use seek::{
+    SEEK_ENTRY_LEN, SEEK_FIXED_LEN, SEEK_FOOTER_LEN, SEEK_FOOTER_MAGIC, SEEK_MAGIC, SeekEntry,
+    footer_entry_count, parse_seek_table, seek_table_len, write_seek_table,
+};
+
 /// `magic`: the first four bytes of every archive.
 pub const MAGIC: [u8; 4] = [0x8F, b'S', b'E', b'P'];
 /// The `format_version` this library writes and reads.
