@@ -104,6 +104,21 @@ pub(crate) trait ContextModel: std::fmt::Debug + Send {
     /// Sees the byte just coded at `pos` (the block's bytes before it are in
     /// `data`). Families that keep block-level state override this.
     fn observe(&mut self, _data: &[u8], _pos: usize, _byte: u8) {}
+
+    /// Walks the family's learned state for a prior's snapshot
+    /// (`snapshot.rs`); families without state walk nothing.
+    fn visit_state(&mut self, _v: &mut dyn crate::snapshot::Visitor) {}
+
+    /// Whether the family has switched to a special layout (a header found):
+    /// such a state is not a prior.
+    fn detected(&self) -> bool {
+        false
+    }
+
+    /// Whether the positions the family keeps lie within `history` bytes.
+    fn positions_within(&self, _history: usize) -> bool {
+        true
+    }
 }
 
 /// The hash of two words that every family builds its contexts from.
