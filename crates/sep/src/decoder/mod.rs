@@ -70,6 +70,8 @@ enum Item {
 /// A block read from the archive, not yet decoded.
 struct Job {
     config: Arc<ModelConfig>,
+    /// The prior the archive names (checked against its header).
+    prior: Option<crate::Prior>,
     seed: u64,
     header: BlockHeader,
     payload: Vec<u8>,
@@ -99,6 +101,7 @@ impl<R: Read> Decoder<R> {
                 block_index: 0,
                 short_block: None,
                 spent: Spent::default(),
+                prior: None,
             },
             limits: Limits::default(),
             input_done: false,
@@ -113,6 +116,15 @@ impl<R: Read> Decoder<R> {
             hasher: Xxh3::new(),
             failed: false,
         })
+    }
+
+    /// Gives the decoder the prior the archive was compressed with (issue
+    /// 20). An archive that names a prior fails before any output, with
+    /// [`Error::PriorNeeded`] or [`Error::PriorMismatch`], when it is not
+    /// given this one; archives without a prior ignore it.
+    pub fn with_prior(mut self, prior: Option<crate::Prior>) -> Self {
+        self.walk.prior = prior;
+        self
     }
 
     /// The thread budget: up to `threads` blocks decoded at once, and kernel
@@ -319,6 +331,8 @@ struct Walk {
     short_block: Option<u32>,
     /// What the archives read so far cost.
     spent: Spent,
+    /// The prior given to the decoder, if any.
+    prior: Option<crate::Prior>,
 }
 
 /// What [`read_record`] read.
@@ -341,6 +355,8 @@ fn read_record<R: Read>(
     free: &mut Vec<Vec<u8>>,
 ) -> Result<Read1> {
     if walk.block_index == 0 && walk.archive_total == 0 {
+        // The prior the archive names (before any of its output).
+        crate::prior::check_header(&walk.header, walk.prior.as_ref())?;
         // The first record of an archive: what its header declares.
         if let Some(n) = walk.header.content_length {
             limits.check_output(walk.earlier + n)?;
@@ -362,6 +378,7 @@ fn read_record<R: Read>(
         block_index,
         short_block,
         spent,
+        prior,
     } = walk;
     match Record::read(r, header)? {
         Record::Block(bh) => {
@@ -412,6 +429,7 @@ fn read_record<R: Read>(
             *block_index += 1;
             Ok(Read1::Block(Job {
                 config: Arc::clone(config),
+                prior: header.prior_id.and(prior.clone()),
                 seed: header.seed,
                 header: bh,
                 payload,
@@ -515,6 +533,7 @@ fn check_end(header: &Header, content_length: u64, total: u64) -> Result<()> {
 fn decode_block(job: Job, cancel: &Cancel) -> Result<Decoded> {
     let Job {
         config,
+        prior,
         seed,
         header,
         payload,
@@ -552,7 +571,7 @@ fn decode_block(job: Job, cancel: &Cancel) -> Result<Decoded> {
             }
             out.clear();
             out.resize(header.raw_len as usize, 0);
-            config.decode_block(index, seed, &streams, &mut out, cancel)?;
+            config.decode_block_with(prior.as_ref(), index, seed, &streams, &mut out, cancel)?;
             drop(streams);
             (out, payload)
         }

@@ -95,6 +95,11 @@ pub struct Options {
     /// before transforms existed, for measuring what they buy (command line:
     /// `--no-transforms`).
     pub transforms: bool,
+    /// The prior to code every block with (issue 20, doc/FORMAT.md section
+    /// 11): its id goes into the header, and the model must be the one it
+    /// was trained for ([`Prior::model`](crate::Prior::model)). Blocks are
+    /// then never segmented. `None` by default.
+    pub prior: Option<crate::Prior>,
 }
 
 impl Default for Options {
@@ -108,6 +113,7 @@ impl Default for Options {
             seed: 0,
             content_length: None,
             transforms: true,
+            prior: None,
         }
     }
 }
@@ -150,7 +156,11 @@ impl Options {
             context,
             model_id: config.id(),
             params,
+            prior_id: self.prior.as_ref().map(crate::Prior::id),
         };
+        if let Some(p) = &self.prior {
+            p.check_params(header.model_id, &header.params)?;
+        }
         // Never write an archive the decoder would refuse.
         ModelConfig::from_header(&header)
             .map_err(|e| Error::InvalidOption(format!("model {}: {e}", config.describe())))?;
