@@ -115,6 +115,32 @@ impl Visitor for Count {
     }
 }
 
+/// Two visitors in one walk.
+struct Both<'a, 'b>(&'a mut Count, &'b mut Apply<'b>);
+
+impl Visitor for Both<'_, '_> {
+    fn u8s(&mut self, x: &mut [u8]) {
+        self.0.u8s(x);
+        self.1.u8s(x);
+    }
+    fn u16s(&mut self, x: &mut [u16]) {
+        self.0.u16s(x);
+        self.1.u16s(x);
+    }
+    fn i16s(&mut self, x: &mut [i16]) {
+        self.0.i16s(x);
+        self.1.i16s(x);
+    }
+    fn u32s(&mut self, x: &mut [u32]) {
+        self.0.u32s(x);
+        self.1.u32s(x);
+    }
+    fn u64s(&mut self, x: &mut [u64]) {
+        self.0.u64s(x);
+        self.1.u64s(x);
+    }
+}
+
 /// XORs a (validated) snapshot into the values it walks.
 struct Apply<'a> {
     delta: &'a [u8],
@@ -319,22 +345,32 @@ impl Cm {
 
     /// The model of `config` after the training a snapshot records, with
     /// its stream, ready to code the byte after `history_len` bytes of
-    /// history. `snapshot` must have passed
-    /// [`check_snapshot`](Self::check_snapshot) for this configuration.
+    /// history. `state_len` is what the snapshot declares the model's state
+    /// to be ([`state_len`](Self::state_len)): the snapshot's runs are
+    /// checked against it first, and it is checked against the model built.
     /// Fails when a restored position lies outside the history.
     pub fn restore(
         config: &CmConfig,
         snapshot: &[u8],
+        state_len: u64,
         history_len: usize,
     ) -> Result<(Cm, CmStream), String> {
+        check_delta(snapshot, state_len)?;
         let (mut cm, mut st) = Cm::for_prior(config);
+        let mut count = Count(0);
         let mut apply = Apply {
             delta: snapshot,
             at: 0,
             zeros: 0,
             literal: 0,
         };
-        cm.visit_state(&mut st, &mut apply);
+        cm.visit_state(&mut st, &mut Both(&mut count, &mut apply));
+        if count.0 != state_len {
+            return Err(format!(
+                "snapshot: state_len {state_len}, the model's state is {} bytes",
+                count.0
+            ));
+        }
         cm.check_positions(&st, history_len)?;
         Ok((cm, st))
     }
@@ -418,7 +454,7 @@ mod tests {
             let len = Cm::state_len(&c);
             Cm::check_snapshot(&snap, len).unwrap();
             assert!((snap.len() as u64) < len / 2, "{} of {len}", snap.len());
-            let (mut cm2, mut st2) = Cm::restore(&c, &snap, history.len()).unwrap();
+            let (mut cm2, mut st2) = Cm::restore(&c, &snap, len, history.len()).unwrap();
             let restored = code_with(&mut cm2, &mut st2, &history, &x);
             assert_eq!(direct, restored, "revision {revision}");
             // And the prior pays: smaller than a fresh model on x alone.
@@ -431,7 +467,7 @@ mod tests {
                 alone.len()
             );
             // Decoding with another restore gives x back.
-            let (mut cm3, mut st3) = Cm::restore(&c, &snap, history.len()).unwrap();
+            let (mut cm3, mut st3) = Cm::restore(&c, &snap, len, history.len()).unwrap();
             let mut dec = Decoder::new(&restored);
             let mut data = [&history[..], &vec![0u8; x.len()]].concat();
             for pos in history.len()..data.len() {
@@ -455,8 +491,9 @@ mod tests {
             "truncated varint"
         );
         // Positions past the history are caught after restoring.
-        assert!(Cm::restore(&c, &snap, 10).is_err());
-        assert!(Cm::restore(&c, &snap, history.len()).is_ok());
+        assert!(Cm::restore(&c, &snap, len, 10).is_err());
+        assert!(Cm::restore(&c, &snap, len + 1, history.len()).is_err());
+        assert!(Cm::restore(&c, &snap, len, history.len()).is_ok());
     }
 
     #[test]

@@ -51,7 +51,8 @@ struct Inner {
     /// The context-mixing configuration with the prior's table sizes.
     cm: CmConfig,
     history: Vec<u8>,
-    snapshot: Vec<u8>,
+    /// The trained model, restored once; every block codes with a copy.
+    trained: (Cm, CmStream),
     file_len: usize,
 }
 
@@ -71,7 +72,7 @@ impl PartialEq for Prior {
 }
 
 /// The id's 32 lowercase hex digits.
-pub(crate) fn id_hex(id: &[u8; 16]) -> String {
+pub fn id_hex(id: &[u8; 16]) -> String {
     id.iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -225,27 +226,20 @@ impl Prior {
             ..mix.cm
         };
         cm.validate().map_err(bad)?;
-        let want = Cm::state_len(&cm);
-        if state_len != want {
-            return Err(bad(format!(
-                "state_len {state_len}, the model's state is {want} bytes"
-            )));
-        }
         let hist_at = body;
         let snap_at = hist_at + history_len as usize;
         let history = b[hist_at..snap_at].to_vec();
-        let snapshot = b[snap_at..end].to_vec();
-        Cm::check_snapshot(&snapshot, want).map_err(bad)?;
-        // Restore once: a position outside the history is refused here,
-        // not when a block is coded.
-        Cm::restore(&cm, &snapshot, history.len()).map_err(bad)?;
+        // The runs are checked against state_len, state_len against the
+        // model, and every restored position against the history, here:
+        // blocks coded with the prior copy the model restored once.
+        let trained = Cm::restore(&cm, &b[snap_at..end], state_len, history.len()).map_err(bad)?;
         Ok(Prior(Arc::new(Inner {
             id: xxh3_128(b).to_le_bytes(),
             params: params.to_vec(),
             mix,
             cm,
             history,
-            snapshot,
+            trained,
             file_len: b.len(),
         })))
     }
@@ -311,8 +305,7 @@ impl Prior {
 
     /// A fresh copy of the trained model and its stream.
     pub(crate) fn restore(&self) -> (Cm, CmStream) {
-        Cm::restore(&self.0.cm, &self.0.snapshot, self.0.history.len())
-            .expect("checked when the prior was loaded")
+        self.0.trained.clone()
     }
 
     /// Checks that an archive with model `params` can be coded with this

@@ -18,7 +18,7 @@ fn record(i: u32) -> Vec<u8> {
             x % 1000,
             x % 97,
             x % 7,
-            x % 2 == 0
+            x.is_multiple_of(2)
         ));
     }
     out.into_bytes()

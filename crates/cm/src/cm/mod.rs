@@ -155,7 +155,7 @@ impl DirectInputs {
 }
 
 /// The context-mixing model: shared statistics for any number of streams.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Cm {
     families: Vec<Box<dyn ContextModel>>,
     table: NibbleTable,

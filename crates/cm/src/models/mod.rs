@@ -56,7 +56,7 @@ impl ByteCtx<'_> {
 }
 
 /// A model that contributes inputs to the mixer through hashed contexts.
-pub(crate) trait ContextModel: std::fmt::Debug + Send {
+pub(crate) trait ContextModel: std::fmt::Debug + Send + Sync + CloneFamily {
     /// How many contexts (and so mixer inputs) the family adds.
     fn contexts(&self) -> usize;
 
@@ -118,6 +118,25 @@ pub(crate) trait ContextModel: std::fmt::Debug + Send {
     /// Whether the positions the family keeps lie within `history` bytes.
     fn positions_within(&self, _history: usize) -> bool {
         true
+    }
+}
+
+/// Cloning a boxed family (a model restored from a prior is cloned for
+/// every block, `snapshot.rs`); every `Clone` family has it.
+pub(crate) trait CloneFamily {
+    /// A boxed copy.
+    fn clone_box(&self) -> Box<dyn ContextModel>;
+}
+
+impl<T: ContextModel + Clone + 'static> CloneFamily for T {
+    fn clone_box(&self) -> Box<dyn ContextModel> {
+        Box::new(self.clone())
+    }
+}
+
+impl Clone for Box<dyn ContextModel> {
+    fn clone(&self) -> Self {
+        self.clone_box()
     }
 }
 
