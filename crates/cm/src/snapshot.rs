@@ -150,9 +150,9 @@ struct Apply<'a> {
 }
 
 impl Apply<'_> {
-    /// Feeds the next `n` bytes of the walk: `f(offset, byte)` for each
-    /// non-zero run's byte.
-    fn take(&mut self, n: usize, mut f: impl FnMut(usize, u8)) {
+    /// Feeds the next `n` bytes of the walk: `f(offset, bytes)` for the
+    /// literal runs' bytes there.
+    fn take(&mut self, n: usize, mut f: impl FnMut(usize, &[u8])) {
         let mut off = 0usize;
         while off < n {
             if self.zeros > 0 {
@@ -161,9 +161,7 @@ impl Apply<'_> {
                 off += k as usize;
             } else if self.literal > 0 {
                 let k = self.literal.min((n - off) as u64) as usize;
-                for (j, &b) in self.delta[self.at..self.at + k].iter().enumerate() {
-                    f(off + j, b);
-                }
+                f(off, &self.delta[self.at..self.at + k]);
                 self.at += k;
                 self.literal -= k as u64;
                 off += k;
@@ -180,26 +178,38 @@ impl Apply<'_> {
 
 impl Visitor for Apply<'_> {
     fn u8s(&mut self, x: &mut [u8]) {
-        self.take(x.len(), |o, b| x[o] ^= b);
+        self.take(x.len(), |o, d| {
+            for (a, b) in x[o..o + d.len()].iter_mut().zip(d) {
+                *a ^= b;
+            }
+        });
     }
     fn u16s(&mut self, x: &mut [u16]) {
-        self.take(2 * x.len(), |o, b| {
-            x[o / 2] ^= u16::from(b) << (8 * (o % 2))
+        self.take(2 * x.len(), |o, d| {
+            for (o, &b) in (o..).zip(d) {
+                x[o / 2] ^= u16::from(b) << (8 * (o % 2));
+            }
         });
     }
     fn i16s(&mut self, x: &mut [i16]) {
-        self.take(2 * x.len(), |o, b| {
-            x[o / 2] ^= (u16::from(b) << (8 * (o % 2))) as i16;
+        self.take(2 * x.len(), |o, d| {
+            for (o, &b) in (o..).zip(d) {
+                x[o / 2] ^= (u16::from(b) << (8 * (o % 2))) as i16;
+            }
         });
     }
     fn u32s(&mut self, x: &mut [u32]) {
-        self.take(4 * x.len(), |o, b| {
-            x[o / 4] ^= u32::from(b) << (8 * (o % 4))
+        self.take(4 * x.len(), |o, d| {
+            for (o, &b) in (o..).zip(d) {
+                x[o / 4] ^= u32::from(b) << (8 * (o % 4));
+            }
         });
     }
     fn u64s(&mut self, x: &mut [u64]) {
-        self.take(8 * x.len(), |o, b| {
-            x[o / 8] ^= u64::from(b) << (8 * (o % 8))
+        self.take(8 * x.len(), |o, d| {
+            for (o, &b) in (o..).zip(d) {
+                x[o / 8] ^= u64::from(b) << (8 * (o % 8));
+            }
         });
     }
 }

@@ -18,7 +18,7 @@ use crate::format::MAX_PARAMS_LEN;
 use crate::mix::MixConfig;
 use sep_cm::{Cm, CmConfig, CmStream};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
 
 /// `magic` of a prior file: `8F 53 50 52` (`\x8FSPR`).
@@ -51,8 +51,13 @@ struct Inner {
     /// The context-mixing configuration with the prior's table sizes.
     cm: CmConfig,
     history: Vec<u8>,
-    /// The trained model, restored once; every block codes with a copy.
-    trained: (Cm, CmStream),
+    snapshot: Vec<u8>,
+    state_len: u64,
+    /// The model restored (and so checked) when the prior was loaded: the
+    /// first block takes it; later blocks restore their own from the
+    /// snapshot (a fresh model's untouched tables cost no memory traffic,
+    /// where a copy of the whole state would).
+    first: Mutex<Option<(Cm, CmStream)>>,
     file_len: usize,
 }
 
@@ -232,14 +237,17 @@ impl Prior {
         // The runs are checked against state_len, state_len against the
         // model, and every restored position against the history, here:
         // blocks coded with the prior copy the model restored once.
-        let trained = Cm::restore(&cm, &b[snap_at..end], state_len, history.len()).map_err(bad)?;
+        let snapshot = b[snap_at..end].to_vec();
+        let trained = Cm::restore(&cm, &snapshot, state_len, history.len()).map_err(bad)?;
         Ok(Prior(Arc::new(Inner {
             id: xxh3_128(b).to_le_bytes(),
             params: params.to_vec(),
             mix,
             cm,
             history,
-            trained,
+            snapshot,
+            state_len,
+            first: Mutex::new(Some(trained)),
             file_len: b.len(),
         })))
     }
@@ -305,7 +313,16 @@ impl Prior {
 
     /// A fresh copy of the trained model and its stream.
     pub(crate) fn restore(&self) -> (Cm, CmStream) {
-        self.0.trained.clone()
+        let first = self.0.first.lock().map(|mut f| f.take()).unwrap_or(None);
+        first.unwrap_or_else(|| {
+            Cm::restore(
+                &self.0.cm,
+                &self.0.snapshot,
+                self.0.state_len,
+                self.0.history.len(),
+            )
+            .expect("checked when the prior was loaded")
+        })
     }
 
     /// Checks that an archive with model `params` can be coded with this

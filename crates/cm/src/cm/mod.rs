@@ -290,7 +290,8 @@ impl Cm {
                 .into_iter()
                 .flatten()
                 .all(|m| m.positions_within(history))
-            && self.families.iter().all(|f| f.positions_within(history));
+            && self.families.iter().all(|f| f.positions_within(history))
+            && self.detector.as_ref().is_none_or(|d| d.within(history));
         if ok {
             Ok(())
         } else {

@@ -58,6 +58,11 @@ impl Detector {
         crate::snapshot::visit_u32(v, &mut self.zeros);
     }
 
+    /// Whether the counts fit in `history` bytes (a restored prior).
+    pub(crate) fn within(&self, history: usize) -> bool {
+        self.zeros as usize <= history
+    }
+
     /// A kind was found (the model switched families).
     pub(crate) fn found(&self) -> bool {
         self.found

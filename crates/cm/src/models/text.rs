@@ -199,7 +199,9 @@ impl ContextModel for TextContexts {
                 .prev_line_start
                 .checked_add(self.prev_line_len)
                 .is_some_and(|end| end <= history)
-            && self.depth as usize <= history
+            && [self.depth, self.indent, self.first_n, self.digits]
+                .iter()
+                .all(|&n| n as usize <= history)
     }
 
     fn observe(&mut self, _data: &[u8], pos: usize, b: u8) {
