@@ -5,6 +5,7 @@
 #
 #   bench/priors.sh fetch DIR                 # build DIR/KIND/{train,test} for the kinds below
 #   bench/priors.sh measure DIR SEP [PRESET]  # sizes per kind, round trips, times
+#   bench/priors.sh time DIR SEP [PRESET]     # only the times of 4 KiB files
 #
 # Kinds, from public data (Debian 12 packages, pinned, and the corpus):
 #   man   the man pages of Debian's `manpages` package (one page per file;
@@ -90,13 +91,35 @@ fetch() {
 }
 
 cpu() { # CPU seconds (user + sys) of a command, best of 5
-    local best=999
+    local best=999 t out
+    out=$(mktemp)
     for _ in 1 2 3 4 5; do
-        local t
-        t=$( { /usr/bin/time -f "%U %S" "$@" > /dev/null 2>/dev/null; } 2>&1 | awk '{print $1 + $2}')
+        /usr/bin/time -o "$out" -f "%U %S" "$@" > /dev/null 2>&1
+        t=$(awk '{print $1 + $2}' "$out")
         best=$(echo "$t $best" | awk '{print ($1 < $2) ? $1 : $2}')
     done
+    rm -f "$out"
     echo "$best"
+}
+
+# Per-file CPU time of 4 KiB files (5 urls pieces), loading the prior included.
+times() {
+    local dir=$1 sep=$2 preset=$3 work=$4 f ts=()
+    [ -f "$work/urls.sepp" ] || "$sep" train -q -f -p "$preset" -o "$work/urls.sepp" "$dir/urls/train"
+    for f in $(find "$dir/urls/test" -type f | LC_ALL=C sort | head -5); do
+        ts+=("$(cpu "$sep" --prior "$work/urls.sepp" -c -T1 -q "$f")")
+    done
+    echo "4 KiB files, sep --prior urls.sepp -c -T1 (preset $preset; prior $(wc -c < "$work/urls.sepp") bytes), CPU s, best of 5 each: ${ts[*]}"
+    ts=()
+    for f in $(find "$dir/urls/test" -type f | LC_ALL=C sort | head -5); do
+        ts+=("$(cpu "$sep" -p "$preset" -c -T1 -q "$f")")
+    done
+    echo "4 KiB files, sep -p $preset -c -T1 without a prior, CPU s, best of 5 each: ${ts[*]}"
+    ts=()
+    for f in $(find "$dir/urls/test" -type f | LC_ALL=C sort | head -5); do
+        ts+=("$(cpu zstd -q -19 -D "$work/urls.dict" -c "$f")")
+    done
+    echo "4 KiB files, zstd -19 -D dict, CPU s, best of 5 each: ${ts[*]}"
 }
 
 measure() {
@@ -130,26 +153,20 @@ measure() {
             "$(echo "$sp $s" | awk '{print 100 * (1 - $1 / $2)}')" \
             "$(wc -c < "$work/$kind.sepp")"
     done
-    # Per-file CPU time of 4 KiB files (the urls pieces), loading the prior included.
-    if [ -d "$dir/urls/test" ]; then
-        local times=() f
-        for f in $(find "$dir/urls/test" -type f | LC_ALL=C sort | head -5); do
-            times+=("$(cpu "$sep" --prior "$work/urls.sepp" -c -T1 -q "$f")")
-        done
-        echo "4 KiB files, sep --prior -c (preset $preset), CPU s best of 5 each: ${times[*]}"
-        times=()
-        for f in $(find "$dir/urls/test" -type f | LC_ALL=C sort | head -5); do
-            times+=("$(cpu "$sep" -p "$preset" -c -T1 -q "$f")")
-        done
-        echo "4 KiB files, sep -c without a prior, CPU s best of 5 each: ${times[*]}"
-    fi
+    times "$dir" "$sep" "$preset" "$work"
 }
 
 case "${1:-}" in
 fetch) fetch "$2" ;;
 measure) measure "$2" "$3" "${4:-default}" ;;
+time)
+    work=$(mktemp -d)
+    zstd -q -f --train "$2"/urls/train/* -o "$work/urls.dict" 2>/dev/null
+    times "$2" "$3" "${4:-default}" "$work"
+    rm -rf "$work"
+    ;;
 *)
-    sed -n '2,24p' "$0"
+    sed -n '2,25p' "$0"
     exit 2
     ;;
 esac
