@@ -181,7 +181,7 @@ pub struct Args {
     /// by sep train; issue 20). Compressing uses the model it was trained for
     /// unless -m, -p or a level says otherwise (which must then match);
     /// decompressing an archive coded with a prior needs the same file.
-    /// `none`: no prior.
+    /// none: no prior.
     #[arg(long, value_name = "FILE")]
     pub prior: Option<PathBuf>,
 
