@@ -25,7 +25,7 @@ repo=$(pwd)
 
 # cargo-fuzz, pinned: 0.13.2 builds with the stable toolchain CI uses (1.89 and later).
 CARGO_FUZZ_VERSION=0.13.2
-ALL_TARGETS=(header decode_order2 decode_neural decode_mix decode_mix2 decode_hybrid roundtrip transforms decode_lossy)
+ALL_TARGETS=(header decode_order2 decode_neural decode_mix decode_mix2 decode_hybrid roundtrip transforms decode_lossy prior)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${ALL_TARGETS[@]}"); fi
 seconds=${FUZZ_SECONDS:-30}
 timeout_s=${FUZZ_TIMEOUT:-20}

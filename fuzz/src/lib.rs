@@ -522,3 +522,43 @@ pub fn decode_lossy(data: &[u8]) {
         assert_eq!(sep::lossy::decompress(data, 1 << 20).expect("again"), out);
     }
 }
+
+/// Target `prior` (issue 20): any bytes as a prior file (doc/FORMAT.md section 11).
+///
+/// Byte 0, bit 0 set: the rest gets a correct `check` (its last 8 bytes are replaced
+/// by the XXH3-64 of the bytes before them), so the fuzzer reaches the snapshot
+/// checks and the restore behind it. A prior that loads must code and decode a small
+/// input with it, to the same bytes; one that does not load fails with
+/// [`Error::BadPrior`](sep::Error::BadPrior), never a panic.
+pub fn prior(data: &[u8]) {
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
+    let mut file = rest.to_vec();
+    if mode & 1 == 1 && file.len() >= 8 {
+        let end = file.len() - 8;
+        let check = xxhash_rust::xxh3::xxh3_64(&file[..end]);
+        file[end..].copy_from_slice(&check.to_le_bytes());
+    }
+    match sep::Prior::from_bytes(&file) {
+        Ok(p) => {
+            let input = b"a small file coded with a fuzzed prior, a small file".repeat(3);
+            let options = sep::Options {
+                model: p.model(),
+                prior: Some(p.clone()),
+                ..sep::Options::default()
+            };
+            let archive = sep::compress(&input, &options).expect("compress with a loaded prior");
+            let mut out = Vec::new();
+            std::io::Read::read_to_end(
+                &mut sep::Decoder::new(&archive[..])
+                    .expect("header")
+                    .with_prior(Some(p)),
+                &mut out,
+            )
+            .expect("decode with the same prior");
+            assert_eq!(out, input);
+        }
+        Err(e) => assert!(matches!(e, sep::Error::BadPrior(_)), "{e}"),
+    }
+}

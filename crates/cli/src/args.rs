@@ -187,6 +187,13 @@ pub struct Args {
     /// 1G:1M; reads only the blocks that overlap them (faster with --seek-table).
     #[arg(long, value_name = "START:LEN", value_parser = crate::range::parse_range)]
     pub range: Option<crate::range::ByteRange>,
+    /// Compress, decompress, test or list with this prior (a file written
+    /// by sep train; issue 20). Compressing uses the model it was trained for
+    /// unless -m, -p or a level says otherwise (which must then match);
+    /// decompressing an archive coded with a prior needs the same file.
+    /// none: no prior.
+    #[arg(long, value_name = "FILE")]
+    pub prior: Option<PathBuf>,
 
     /// Issue 21: lossy compression of float arrays (crates/cli/src/lossy.rs).
     #[command(flatten)]
@@ -206,6 +213,7 @@ Levels (-1 .. -9, --fast = -1, --best = -9; without one: -6):
 Commands:
   sep bench FILE... DIR...   compare sep's modes with xz, zstd, ... (sep bench --help)
   sep info FILE...           the same as sep -l -v FILE...
+  sep train -o P.sepp FILES  build a prior for small files like FILES (sep train --help)
   sep help                   this text
 
 Outputs: an existing output that is not a regular file (/dev/null, a FIFO, a device),

@@ -24,6 +24,7 @@ pub(crate) fn run(plan: Plan<'_>) -> Result<bool> {
         verbosity,
         inputs,
         walk_failed,
+        prior,
     } = plan;
     let mut all_ok = !walk_failed;
     let ctx = Ctx {
@@ -33,6 +34,7 @@ pub(crate) fn run(plan: Plan<'_>) -> Result<bool> {
         threads,
         verbosity,
         totals: Default::default(),
+        prior,
     };
     crate::lossy::check_usage(&ctx)?;
     if mode == Mode::List && verbosity < 2 {
@@ -92,6 +94,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) verbosity: u8,
     /// Files done, raw bytes and archive bytes, for the summary line.
     pub(crate) totals: std::cell::Cell<(u64, u64, u64)>,
+    /// The prior of --prior (issue 20).
+    pub(crate) prior: Option<sep::Prior>,
 }
 
 /// An opened input: the reader, its length if known, and its metadata.
@@ -258,6 +262,7 @@ impl Ctx<'_> {
             content_length: inp.len,
             transforms: !self.args.no_transforms,
             seek_table: self.args.seek_table,
+            prior: self.prior.clone(),
         };
         // Issue 14 item 5: a smaller preset or fewer threads within -M/--memory.
         if let Some(note) = limits::fit_compression(&mut options, limits::memory(self.args))
@@ -309,6 +314,7 @@ impl Ctx<'_> {
         let (counted, read) = progress::Counted::new(&mut inp.reader);
         let mut dec = sep::Decoder::new(counted)
             .map_err(|e| anyhow!(e))?
+            .with_prior(self.prior.clone())
             .with_threads(self.threads)
             .with_pipeline(!self.args.no_pipeline)
             .with_max_output(limits::max_output(
@@ -340,6 +346,7 @@ impl Ctx<'_> {
         let start = Instant::now();
         let mut dec = sep::Decoder::new(&mut inp.reader)
             .map_err(|e| anyhow!(e))?
+            .with_prior(self.prior.clone())
             .with_threads(self.threads)
             .with_pipeline(!self.args.no_pipeline)
             .with_max_output(limits::max_output(self.args, false))
@@ -400,7 +407,10 @@ impl Ctx<'_> {
                     info.archive_bytes,
                     info.content_length,
                     ratio,
-                    model_label(&info.header),
+                    model_label(&info.header)
+                        + &info.header.prior_id.map_or(String::new(), |id| {
+                            format!(" prior {}", sep::prior::id_hex(&id))
+                        }),
                     display_name(input)
                 )?;
             }
@@ -445,6 +455,9 @@ impl Ctx<'_> {
             writeln!(o, "  streams (B)     {}", h.streams)?;
             writeln!(o, "  context (L)     {}", h.context)?;
             writeln!(o, "  seed            {}", h.seed)?;
+            if let Some(id) = &h.prior_id {
+                writeln!(o, "  prior           {}", sep::prior::id_hex(id))?;
+            }
             let (one, all) = (
                 PROGRAM_MEMORY + info.decoder_memory(1),
                 PROGRAM_MEMORY + info.decoder_memory(self.threads),

@@ -90,7 +90,8 @@ pub fn fit_compression(
     };
     let first = one(&options.model);
     let mut note = None;
-    if first > limit {
+    // A prior (issue 20) fixes the model: only the threads can change.
+    if first > limit && options.prior.is_none() {
         let same_kind: Vec<sep::Model> = sep::Preset::ALL
             .into_iter()
             .filter_map(|p| match &options.model {

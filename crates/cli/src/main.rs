@@ -19,6 +19,7 @@ mod progress;
 mod range; // issue 22: sep -d --range
 mod report;
 mod signals;
+mod train; // issue 20: sep train
 
 use args::{
     Args, apply_level, clap_error_line, resolve_verbosity, rewrite_levels, rewrite_subcommands,
@@ -44,6 +45,9 @@ fn main() -> ExitCode {
     let argv: Vec<OsString> = std::env::args_os().collect();
     if argv.get(1).is_some_and(|a| a == "bench") && argv.iter().any(|a| a == "--lossy") {
         return lossy_bench::main(&argv[2..]); // issue 21
+    }
+    if argv.get(1).is_some_and(|a| a == "train") {
+        return train::main(&argv[2..]); // issue 20
     }
     if let Some(code) = bench::dispatch(&argv) {
         return code;

@@ -127,6 +127,8 @@ pub(crate) struct Plan<'a> {
     pub(crate) inputs: Vec<PathBuf>,
     /// Whether expanding a directory failed (its error already printed).
     pub(crate) walk_failed: bool,
+    /// The prior of --prior (issue 20), loaded once for every input.
+    pub(crate) prior: Option<sep::Prior>,
 }
 
 /// Resolves `args` into a [`Plan`]; a usage error when they contradict.
@@ -140,7 +142,19 @@ pub(crate) fn plan(args: &Args, verbosity: u8) -> Result<Plan<'_>> {
     } else {
         Mode::Compress
     };
-    let model = choose_model(args)?;
+    let mut model = choose_model(args)?;
+    // Issue 20: --prior FILE, loaded once; its model unless -m/-p/-N chose one.
+    let prior = match &args.prior {
+        Some(p) if p.as_os_str() != "none" => {
+            let prior = sep::Prior::from_file(p)
+                .map_err(|e| anyhow!("{}: {}", p.display(), error_text(&anyhow!(e))))?;
+            if args.preset.is_none() && args.model == "mix" {
+                model = prior.model();
+            }
+            Some(prior)
+        }
+        _ => None,
+    };
     let mut inputs: Vec<PathBuf> = args.files.clone();
     if inputs.is_empty() {
         inputs.push(PathBuf::from("-"));
@@ -192,6 +206,7 @@ pub(crate) fn plan(args: &Args, verbosity: u8) -> Result<Plan<'_>> {
         verbosity,
         inputs,
         walk_failed,
+        prior,
     })
 }
 

@@ -21,6 +21,11 @@ pub struct Apm {
 }
 
 impl Apm {
+    /// Walks the map (`snapshot.rs`).
+    pub(crate) fn visit(&mut self, v: &mut dyn crate::snapshot::Visitor) {
+        v.u16s(&mut self.t);
+    }
+
     /// `contexts` maps, each starting as the identity; `rate` is the
     /// adaptation shift (larger is slower, about 6..=8).
     pub fn new(contexts: usize, rate: u32) -> Self {
@@ -93,6 +98,12 @@ pub(crate) struct ApmChain {
 }
 
 impl ApmChain {
+    /// Walks both maps (`snapshot.rs`).
+    pub(crate) fn visit(&mut self, v: &mut dyn crate::snapshot::Visitor) {
+        self.order1.visit(v);
+        self.order2.visit(v);
+    }
+
     /// The APMs that the `apms` bits select (the others take no memory).
     pub fn new(apms: u8) -> Self {
         ApmChain {

@@ -18,6 +18,11 @@ pub struct NibbleTable {
 }
 
 impl NibbleTable {
+    /// Walks the table's bytes (a prior's snapshot, `snapshot.rs`).
+    pub(crate) fn visit(&mut self, v: &mut dyn crate::snapshot::Visitor) {
+        v.u8s(&mut self.t);
+    }
+
     /// A table of `2^bits` bytes (`bits` in `10..=32`), all states fresh.
     pub fn new(bits: u8) -> Self {
         assert!((10..=32).contains(&bits), "NibbleTable: bits {bits}");

@@ -57,6 +57,7 @@ mod mixer2;
 mod models;
 mod order2;
 mod prim;
+mod snapshot;
 mod sse;
 mod state;
 

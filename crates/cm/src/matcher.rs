@@ -70,6 +70,27 @@ pub struct MatchState {
 }
 
 impl MatchState {
+    /// Walks the state (`snapshot.rs`).
+    pub(crate) fn visit(&mut self, v: &mut dyn crate::snapshot::Visitor) {
+        crate::snapshot::visit_usize(v, &mut self.ptr);
+        crate::snapshot::visit_usize(v, &mut self.len);
+        crate::snapshot::visit_u32(v, &mut self.expected);
+        crate::snapshot::visit_usize(v, &mut self.idx);
+        crate::snapshot::visit_u32(v, &mut self.predicted);
+        crate::snapshot::visit_bool(v, &mut self.active);
+        crate::snapshot::visit_u32(v, &mut self.misses);
+    }
+
+    /// Whether the state can continue after `history` bytes: the pointer
+    /// inside them, the length and misses in their ranges.
+    pub(crate) fn within(&self, history: usize) -> bool {
+        self.ptr < history.max(1)
+            && self.len <= MAX_LEN
+            && self.misses <= MAX_MISSES
+            && self.idx < 4 * BUCKETS
+            && self.predicted <= 1
+    }
+
     /// The current match length (0 when there is none or it was broken in
     /// this byte).
     pub fn len(&self) -> usize {
@@ -97,6 +118,19 @@ pub struct MatchModel {
 }
 
 impl MatchModel {
+    /// Walks the hash table of positions and the hit statistics
+    /// (`snapshot.rs`).
+    pub(crate) fn visit(&mut self, v: &mut dyn crate::snapshot::Visitor) {
+        v.u32s(&mut self.table);
+        self.probs.visit(v);
+    }
+
+    /// Whether every position in the table is at most `history` (a
+    /// restored prior's table refers to its history).
+    pub(crate) fn positions_within(&self, history: usize) -> bool {
+        self.table.iter().all(|&p| p as usize <= history)
+    }
+
     /// A model with `2^bits` hash slots matching on `min_len` bytes.
     pub fn new(bits: u8, min_len: usize) -> Self {
         assert!((8..=30).contains(&bits) && min_len >= 1);

@@ -43,6 +43,16 @@ pub struct Mixer2 {
 }
 
 impl Mixer2 {
+    /// Walks the weights (`snapshot.rs`); the rates are set per byte or fixed.
+    pub(crate) fn visit(&mut self, v: &mut dyn crate::snapshot::Visitor) {
+        for lane in &mut self.w {
+            v.i16s(lane);
+        }
+        for lane in &mut self.fw {
+            v.i16s(lane);
+        }
+    }
+
     /// A mixer of `n` inputs; `selector_sizes[k]` is the number of weight
     /// sets of selector `k` (at most 8 selectors); the final layer has
     /// `final_sets` weight sets. `lr` and `final_lr` are learning rates

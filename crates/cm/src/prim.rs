@@ -36,6 +36,11 @@ pub struct AdaptiveProbs {
 }
 
 impl AdaptiveProbs {
+    /// Walks the probabilities and counts (`snapshot.rs`).
+    pub(crate) fn visit(&mut self, v: &mut dyn crate::snapshot::Visitor) {
+        v.u32s(&mut self.t);
+    }
+
     /// `size` entries at probability 1/2, with counts saturating at `limit`
     /// (`1..=1023`).
     pub fn new(size: usize, limit: u32) -> Self {
@@ -110,6 +115,11 @@ impl Default for StateMap {
 }
 
 impl StateMap {
+    /// Walks the map (`snapshot.rs`).
+    pub(crate) fn visit(&mut self, v: &mut dyn crate::snapshot::Visitor) {
+        v.u32s(&mut self.t[..]);
+    }
+
     /// The stretched probability of a 1 in state `s`.
     #[inline]
     pub fn stretched(&self, s: u8) -> i32 {

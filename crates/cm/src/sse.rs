@@ -33,6 +33,12 @@ pub(crate) struct SseByte {
 }
 
 impl TextSse {
+    /// Walks both maps (`snapshot.rs`).
+    pub(crate) fn visit(&mut self, v: &mut dyn crate::snapshot::Visitor) {
+        self.word.visit(v);
+        self.matched.visit(v);
+    }
+
     /// Fresh APMs (2^16 contexts of 33 points each, 4.3 MB each).
     pub fn new() -> Self {
         TextSse {

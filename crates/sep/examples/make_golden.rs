@@ -566,6 +566,7 @@ fn header(model_id: u16, streams: u32, context: u16, params: Vec<u8>) -> Header 
         context,
         model_id,
         params,
+        prior_id: None,
     }
 }
 
@@ -719,8 +720,9 @@ fn must_fail(files: &mut Files) {
             "reserved-flag.sep",
             "Reserved",
             "flags",
-            "flags bit 1 set",
-            edit(&store, 5, &|b| *b |= 2, true),
+            // Bit 1 is the prior flag since issue 20 (doc/FORMAT.md section 2).
+            "flags bit 2 set",
+            edit(&store, 5, &|b| *b |= 4, true),
         ),
         (
             "reserved-header.sep",
@@ -1218,6 +1220,7 @@ fn main() {
     golden_files(&mut files);
     must_fail(&mut files);
     lossy_files(&mut files); // issue 21
+    prior_files(&mut files); // issue 20
     let dir = golden_dir();
     let mut changed = 0;
     for (path, bytes) in &files {
@@ -1237,7 +1240,7 @@ fn main() {
             std::fs::write(&full, bytes).expect("write");
         }
     }
-    for sub in ["v1", "must-fail", "lossy-v2"] {
+    for sub in ["v1", "must-fail", "lossy-v2", "prior-v1"] {
         for e in std::fs::read_dir(dir.join(sub)).into_iter().flatten() {
             let p = e.expect("entry").path();
             let rel = format!("{sub}/{}", file_name(&p));
@@ -1430,4 +1433,47 @@ fn lossy_files(files: &mut Files) {
         files.insert(format!("lossy-v2/{name}"), archive);
     }
     files.insert("lossy-v2/MANIFEST.tsv".into(), manifest.into_bytes());
+}
+
+/// Issue 20: priors (doc/FORMAT.md section 11). Two prior files trained on the
+/// first 2000 bytes of `grammar.lsp` (presets fast and default), and archives
+/// coded with them; `prior-v1/MANIFEST.tsv` pins each prior's id and each
+/// archive's input. Prior files of version 1 must load, and these archives
+/// decode, forever.
+fn prior_files(files: &mut Files) {
+    use sep::{Preset, Prior};
+    let dir = golden_dir().join("inputs");
+    let grammar = std::fs::read(dir.join("grammar.lsp")).expect("input");
+    let mut manifest = String::from(
+        "# file\tprior file (archives) or samples (priors)\tinput\tbytes\txxh3_64 of the input, or the prior id\n",
+    );
+    for (name, preset) in [("fast", Preset::Fast), ("default", Preset::Default)] {
+        let bytes = Prior::train(&Model::mix_preset(preset), &[&grammar[..2000]]).expect("train");
+        let prior = Prior::from_bytes(&bytes).expect("load");
+        let prior_name = format!("{name}.grammar-head.sepp");
+        manifest += &format!(
+            "{prior_name}\tgrammar.lsp[..2000]\t-\t{}\t{}\n",
+            bytes.len(),
+            prior.id_hex()
+        );
+        files.insert(format!("prior-v1/{prior_name}"), bytes);
+        for input in ["grammar.lsp", "obj1.head4096"] {
+            let data = std::fs::read(dir.join(input)).expect("input");
+            let options = Options {
+                model: prior.model(),
+                prior: Some(prior.clone()),
+                ..Options::default()
+            };
+            let archive = sep::compress(&data, &options).expect("compress");
+            let short = input.split('.').next().expect("name");
+            let archive_name = format!("{name}.{short}.sep");
+            manifest += &format!(
+                "{archive_name}\t{prior_name}\t{input}\t{}\t{:016x}\n",
+                data.len(),
+                xxhash_rust::xxh3::xxh3_64(&data)
+            );
+            files.insert(format!("prior-v1/{archive_name}"), archive);
+        }
+    }
+    files.insert("prior-v1/MANIFEST.tsv".into(), manifest.into_bytes());
 }

@@ -309,6 +309,51 @@ impl ModelConfig {
         }
     }
 
+    /// [`encode_block`](Self::encode_block), with `prior` when there is one
+    /// (a mix model it was trained for: the block continues its samples).
+    pub(crate) fn encode_block_with(
+        &self,
+        prior: Option<&crate::Prior>,
+        seed: u64,
+        raw: &mut [u8],
+        cancel: &Cancel,
+    ) -> Option<Vec<Vec<u8>>> {
+        match (self, prior) {
+            (ModelConfig::Mix(_), Some(p)) => Some(vec![engine::encode_prior(p, raw, cancel)]),
+            _ => self.encode_block(seed, raw, cancel),
+        }
+    }
+
+    /// [`decode_block`](Self::decode_block), with `prior` when the archive
+    /// names one (checked against the header before).
+    pub(crate) fn decode_block_with(
+        &self,
+        prior: Option<&crate::Prior>,
+        block: u64,
+        seed: u64,
+        streams: &[&[u8]],
+        out: &mut [u8],
+        cancel: &Cancel,
+    ) -> Result<()> {
+        match (self, prior) {
+            (ModelConfig::Mix(_), Some(p)) => {
+                let [stream] = streams else {
+                    return Err(Error::InvalidField {
+                        field: "stream_count",
+                        value: streams.len() as u64,
+                        why: "must be 1 with a prior",
+                    });
+                };
+                engine::decode_prior(p, stream, out, cancel).map_err(|why| Error::StreamJunk {
+                    block,
+                    stream: 0,
+                    why,
+                })
+            }
+            _ => self.decode_block(block, seed, streams, out, cancel),
+        }
+    }
+
     /// Codes one block; `None` means the model cannot code it (store it).
     /// `raw` is left as it is. The result is garbage once `cancel` is set.
     pub(crate) fn encode_block(

@@ -19,7 +19,7 @@
 
 use crate::neural::NeuralConfig;
 use crate::pipeline::Cancel;
-use sep_cm::{Cm, CmConfig, CmStream, FastCm, LstmConfig, Visibility};
+use sep_cm::{Cm, CmConfig, CmStream, FastCm, LstmConfig, Sequential, Visibility};
 use sep_coder::{Coder, Decoder as RangeDecoder, Encoder as RangeEncoder, FreqTable, quantize};
 use sep_model::Trainer;
 
@@ -210,6 +210,53 @@ fn run_fast<C: Coder>(config: &CmConfig, data: &mut [u8], coder: &mut C, cancel:
         cancel.advance((end - pos) as u64);
         pos = end;
     }
+}
+
+/// Codes (or decodes) `data` in place as the continuation of `prior`'s
+/// samples: the trained model, restored, codes positions `h..h + n` of the
+/// history followed by the block, as one stream (doc/FORMAT.md section 11).
+fn run_prior<C: Coder>(prior: &crate::Prior, data: &mut [u8], coder: &mut C, cancel: &Cancel) {
+    let (mut cm, mut st) = prior.restore();
+    let history = prior.history();
+    let h = history.len();
+    let mut buf = Vec::with_capacity(h + data.len());
+    buf.extend_from_slice(history);
+    buf.extend_from_slice(data);
+    let mut unreported = 0u64;
+    for pos in h..buf.len() {
+        if unreported == 0 && cancel.is_set() {
+            return;
+        }
+        cm.code_byte(coder, &mut st, &mut buf, pos, &Sequential(pos), None);
+        unreported += 1;
+        if unreported == 4096 || pos + 1 == buf.len() {
+            cancel.advance(std::mem::take(&mut unreported));
+        }
+    }
+    data.copy_from_slice(&buf[h..]);
+}
+
+/// Codes a block with a prior into one stream.
+pub(crate) fn encode_prior(prior: &crate::Prior, raw: &mut [u8], cancel: &Cancel) -> Vec<u8> {
+    let mut coder = RangeEncoder::with_capacity(raw.len() / 4 + 16);
+    run_prior(prior, raw, &mut coder, cancel);
+    coder.finish()
+}
+
+/// Decodes a block coded with a prior; `Err` says what is wrong with the
+/// stream's end (as [`decode_block`]).
+pub(crate) fn decode_prior(
+    prior: &crate::Prior,
+    stream: &[u8],
+    out: &mut [u8],
+    cancel: &Cancel,
+) -> Result<(), String> {
+    let mut coder = RangeDecoder::new(stream);
+    run_prior(prior, out, &mut coder, cancel);
+    if cancel.is_set() {
+        return Ok(());
+    }
+    coder.check_finished()
 }
 
 /// Codes a block into `streams` streams. `raw` is left as it is (the models

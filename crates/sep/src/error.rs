@@ -183,6 +183,24 @@ pub enum Error {
     /// An option is out of range.
     #[error("invalid option: {0}")]
     InvalidOption(String),
+    /// The archive was compressed with a prior (doc/FORMAT.md section 11)
+    /// and none was given to the decoder.
+    #[error("this archive needs prior {id}: give the prior file it was compressed with (--prior)")]
+    PriorNeeded {
+        /// The prior's id, 32 hex digits.
+        id: String,
+    },
+    /// The archive was compressed with another prior than the one given.
+    #[error("this archive needs prior {need}, but prior {have} was given")]
+    PriorMismatch {
+        /// The id the archive names.
+        need: String,
+        /// The id of the prior given.
+        have: String,
+    },
+    /// A prior file is truncated, corrupt, foreign, or for another model.
+    #[error("invalid prior: {0}")]
+    BadPrior(String),
 }
 
 /// The message of [`Error::OverLimit`], with `raise` saying what to raise.
@@ -226,6 +244,9 @@ impl Error {
                 | Error::BlockSize { .. }
                 | Error::OverLimit { .. }
                 | Error::RangePastEnd { .. }
+                | Error::PriorNeeded { .. }
+                | Error::PriorMismatch { .. }
+                | Error::BadPrior(_)
         )
     }
 

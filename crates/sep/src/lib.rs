@@ -140,6 +140,7 @@ pub mod neural;
 pub mod params;
 mod pipeline;
 mod preset;
+pub mod prior; // issue 20: priors (doc/FORMAT.md section 11)
 pub mod segment; // issue 17: transforms inside a block
 mod stats; // issue 17: detection and transform time
 /// Issue 21: error-bounded lossy compression of float arrays (format version 2,
@@ -155,6 +156,7 @@ pub use mix::MixConfig;
 pub use pipeline::MAX_THREADS;
 pub use pipeline::Progress;
 pub use preset::Preset;
+pub use prior::Prior;
 pub use sep_cm::CmConfig;
 /// The serial network of the mixed model (preset `ultra`, doc/FORMAT.md section 4.12).
 pub use sep_cm::LstmConfig;

@@ -36,6 +36,7 @@ fn header(model_id: u16, streams: u32, context: u16, params: Vec<u8>, block_size
         context,
         model_id,
         params,
+        prior_id: None,
     }
 }
 

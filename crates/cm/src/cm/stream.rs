@@ -36,6 +36,40 @@ impl CmStream {
         }
     }
 
+    /// Walks the history (`snapshot.rs`).
+    pub(crate) fn visit(&mut self, v: &mut dyn crate::snapshot::Visitor) {
+        crate::snapshot::visit_usize(v, &mut self.start);
+        let mut w = [
+            self.c4,
+            self.c8,
+            self.words.word,
+            self.words.word_prev,
+            self.words.word_prev2,
+            self.words.col,
+        ];
+        v.u32s(&mut w);
+        [
+            self.c4,
+            self.c8,
+            self.words.word,
+            self.words.word_prev,
+            self.words.word_prev2,
+            self.words.col,
+        ] = w;
+        self.matcher.visit(v);
+        self.matcher2.visit(v);
+        self.record.visit(v);
+    }
+
+    /// Whether the history can continue after `history` bytes.
+    pub(crate) fn within(&self, history: usize) -> bool {
+        self.start == 0
+            && self.words.col as usize <= history
+            && self.matcher.within(history)
+            && self.matcher2.within(history)
+            && self.record.within(history)
+    }
+
     /// The detected record length (0: none).
     pub fn record_len(&self) -> u32 {
         self.record.len

@@ -50,6 +50,24 @@ pub(crate) struct Detector {
 pub(crate) const STATISTICS_LEN: usize = 1 << 16;
 
 impl Detector {
+    /// Walks the detector's state (`snapshot.rs`).
+    pub(crate) fn visit(&mut self, v: &mut dyn crate::snapshot::Visitor) {
+        crate::snapshot::visit_bounded(v, &mut self.header, MAX_HEADER);
+        crate::snapshot::visit_bool(v, &mut self.done);
+        crate::snapshot::visit_bool(v, &mut self.found);
+        crate::snapshot::visit_u32(v, &mut self.zeros);
+    }
+
+    /// Whether the counts fit in `history` bytes (a restored prior).
+    pub(crate) fn within(&self, history: usize) -> bool {
+        self.zeros as usize <= history
+    }
+
+    /// A kind was found (the model switched families).
+    pub(crate) fn found(&self) -> bool {
+        self.found
+    }
+
     /// A detector that has seen nothing.
     pub fn new() -> Self {
         Detector {

@@ -117,6 +117,14 @@ impl ContextModel for ImageContexts {
         }
     }
 
+    fn visit_state(&mut self, v: &mut dyn crate::snapshot::Visitor) {
+        crate::snapshot::visit_bounded(v, &mut self.header, 96);
+    }
+
+    fn detected(&self) -> bool {
+        self.image.is_some()
+    }
+
     fn observe(&mut self, _data: &[u8], pos: usize, byte: u8) {
         if self.image.is_none() && pos == self.header.len() && pos < 96 {
             self.header.push(byte);

@@ -56,7 +56,7 @@ impl ByteCtx<'_> {
 }
 
 /// A model that contributes inputs to the mixer through hashed contexts.
-pub(crate) trait ContextModel: std::fmt::Debug + Send {
+pub(crate) trait ContextModel: std::fmt::Debug + Send + Sync + CloneFamily {
     /// How many contexts (and so mixer inputs) the family adds.
     fn contexts(&self) -> usize;
 
@@ -104,6 +104,40 @@ pub(crate) trait ContextModel: std::fmt::Debug + Send {
     /// Sees the byte just coded at `pos` (the block's bytes before it are in
     /// `data`). Families that keep block-level state override this.
     fn observe(&mut self, _data: &[u8], _pos: usize, _byte: u8) {}
+
+    /// Walks the family's learned state for a prior's snapshot
+    /// (`snapshot.rs`); families without state walk nothing.
+    fn visit_state(&mut self, _v: &mut dyn crate::snapshot::Visitor) {}
+
+    /// Whether the family has switched to a special layout (a header found):
+    /// such a state is not a prior.
+    fn detected(&self) -> bool {
+        false
+    }
+
+    /// Whether the positions the family keeps lie within `history` bytes.
+    fn positions_within(&self, _history: usize) -> bool {
+        true
+    }
+}
+
+/// Cloning a boxed family (a model restored from a prior is cloned for
+/// every block, `snapshot.rs`); every `Clone` family has it.
+pub(crate) trait CloneFamily {
+    /// A boxed copy.
+    fn clone_box(&self) -> Box<dyn ContextModel>;
+}
+
+impl<T: ContextModel + Clone + 'static> CloneFamily for T {
+    fn clone_box(&self) -> Box<dyn ContextModel> {
+        Box::new(self.clone())
+    }
+}
+
+impl Clone for Box<dyn ContextModel> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
 }
 
 /// The hash of two words that every family builds its contexts from.

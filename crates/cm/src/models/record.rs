@@ -34,6 +34,25 @@ impl Default for RecordState {
 }
 
 impl RecordState {
+    /// Walks the detector's state (`snapshot.rs`).
+    pub(crate) fn visit(&mut self, v: &mut dyn crate::snapshot::Visitor) {
+        v.u32s(&mut self.last_pos);
+        v.u32s(&mut self.last_dist);
+        crate::snapshot::visit_u32(v, &mut self.cand);
+        crate::snapshot::visit_u32(v, &mut self.count);
+        crate::snapshot::visit_u32(v, &mut self.len);
+        v.u32s(&mut self.run);
+    }
+
+    /// Whether the positions and counts fit in `history` bytes.
+    pub(crate) fn within(&self, history: usize) -> bool {
+        let h = history as u64 + 1;
+        self.last_pos.iter().all(|&p| u64::from(p) <= h)
+            && [self.count, self.run[0], self.run[1]]
+                .iter()
+                .all(|&c| u64::from(c) <= h)
+    }
+
     /// Updates the runs for `byte` just coded at block position `pos` of a
     /// stream starting at `start` (before [`observe`](Self::observe)).
     #[inline]

@@ -148,6 +148,62 @@ impl ContextModel for TextContexts {
         );
     }
 
+    fn visit_state(&mut self, v: &mut dyn crate::snapshot::Visitor) {
+        let mut words = [
+            self.word,
+            self.prev,
+            self.indent,
+            self.first,
+            self.first_n,
+            self.punct,
+            self.depth,
+            self.tag_hash,
+            self.ident,
+            self.last_ident,
+            self.key,
+            self.digits,
+            self.last_digits,
+            self.classes,
+        ];
+        v.u32s(&mut words);
+        [
+            self.word,
+            self.prev,
+            self.indent,
+            self.first,
+            self.first_n,
+            self.punct,
+            self.depth,
+            self.tag_hash,
+            self.ident,
+            self.last_ident,
+            self.key,
+            self.digits,
+            self.last_digits,
+            self.classes,
+        ] = words;
+        crate::snapshot::visit_usize(v, &mut self.line_start);
+        crate::snapshot::visit_usize(v, &mut self.prev_line_start);
+        crate::snapshot::visit_usize(v, &mut self.prev_line_len);
+        crate::snapshot::visit_bool(v, &mut self.in_indent);
+        crate::snapshot::visit_bool(v, &mut self.quote);
+        v.u8s(&mut self.stack);
+        let mut tag = [self.tag];
+        v.u8s(&mut tag);
+        self.tag = tag[0];
+    }
+
+    fn positions_within(&self, history: usize) -> bool {
+        self.line_start <= history
+            && self
+                .prev_line_start
+                .checked_add(self.prev_line_len)
+                .is_some_and(|end| end <= history)
+            && [self.depth, self.indent, self.first_n, self.digits]
+                .iter()
+                .all(|&n| n as usize <= history)
+    }
+
     fn observe(&mut self, _data: &[u8], pos: usize, b: u8) {
         // Words.
         let letter = b.is_ascii_alphabetic() || b >= 0x80;

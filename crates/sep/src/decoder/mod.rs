@@ -77,6 +77,8 @@ enum Item {
 /// A block read from the archive, not yet decoded.
 struct Job {
     config: Arc<ModelConfig>,
+    /// The prior the archive names (checked against its header).
+    prior: Option<crate::Prior>,
     seed: u64,
     header: BlockHeader,
     payload: Vec<u8>,
@@ -112,6 +114,7 @@ impl<R: Read> Decoder<R> {
                 short_block: None,
                 spent: Spent::default(),
                 expected: Expected::default(),
+                prior: None,
             },
             limits: Limits::default(),
             input_done: false,
@@ -127,6 +130,15 @@ impl<R: Read> Decoder<R> {
             failed: false,
             range: None,
         }
+    }
+
+    /// Gives the decoder the prior the archive was compressed with (issue
+    /// 20). An archive that names a prior fails before any output, with
+    /// [`Error::PriorNeeded`] or [`Error::PriorMismatch`], when it is not
+    /// given this one; archives without a prior ignore it.
+    pub fn with_prior(mut self, prior: Option<crate::Prior>) -> Self {
+        self.walk.prior = prior;
+        self
     }
 
     /// The thread budget: up to `threads` blocks decoded at once, and kernel
@@ -370,6 +382,8 @@ struct Walk {
     spent: Spent,
     /// What a seek table after this archive must say (section 12).
     expected: Expected,
+    /// The prior given to the decoder, if any.
+    prior: Option<crate::Prior>,
 }
 
 /// What [`read_record`] read.
@@ -392,6 +406,8 @@ fn read_record<R: Read>(
     free: &mut Vec<Vec<u8>>,
 ) -> Result<Read1> {
     if walk.block_index == 0 && walk.archive_total == 0 {
+        // The prior the archive names (before any of its output).
+        crate::prior::check_header(&walk.header, walk.prior.as_ref())?;
         // The first record of an archive: what its header declares.
         if let Some(n) = walk.header.content_length {
             limits.check_output(walk.earlier + n)?;
@@ -414,6 +430,7 @@ fn read_record<R: Read>(
         short_block,
         spent,
         expected,
+        prior,
     } = walk;
     match Record::read(r, header)? {
         Record::Block(bh) => {
@@ -492,6 +509,7 @@ fn read_record<R: Read>(
             *block_index += 1;
             Ok(Read1::Block(Job {
                 config: Arc::clone(config),
+                prior: header.prior_id.and(prior.clone()),
                 seed: header.seed,
                 header: bh,
                 payload,
@@ -589,6 +607,7 @@ fn check_end(header: &Header, content_length: u64, total: u64) -> Result<()> {
 fn decode_block(job: Job, cancel: &Cancel) -> Result<Decoded> {
     let Job {
         config,
+        prior,
         seed,
         header,
         payload,
@@ -626,7 +645,7 @@ fn decode_block(job: Job, cancel: &Cancel) -> Result<Decoded> {
             }
             out.clear();
             out.resize(header.raw_len as usize, 0);
-            config.decode_block(index, seed, &streams, &mut out, cancel)?;
+            config.decode_block_with(prior.as_ref(), index, seed, &streams, &mut out, cancel)?;
             drop(streams);
             (out, payload)
         }

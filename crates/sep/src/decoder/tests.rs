@@ -52,6 +52,7 @@ fn tiny_blocks_of_a_costly_model_are_refused_by_the_setup_rule() {
         short_block: None,
         spent: Spent::default(),
         expected: Default::default(),
+        prior: None,
     };
     let mut r = &archive[..];
     let mut blocks = 0;

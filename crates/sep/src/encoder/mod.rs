@@ -147,7 +147,9 @@ impl<W: Write> Encoder<W> {
         let threads = resolve_threads(options.threads).min(crate::MAX_THREADS);
         let (header, config) = options.header()?;
         let seed = header.seed;
-        let transforms = options.transforms;
+        // With a prior, blocks are coded with it and never segmented.
+        let transforms = options.transforms && options.prior.is_none();
+        let prior = options.prior.clone();
         let stats = EncodeStats::default();
         let counters = stats.clone();
         let pipeline = Pipeline::new(
@@ -155,7 +157,15 @@ impl<W: Write> Encoder<W> {
             options.pipeline,
             move |mut raw: Vec<u8>, cancel: &Cancel| {
                 let start = Instant::now();
-                let coded = code_block(&config, seed, transforms, &mut raw, cancel, &counters);
+                let coded = code_block(
+                    &config,
+                    prior.as_ref(),
+                    seed,
+                    transforms,
+                    &mut raw,
+                    cancel,
+                    &counters,
+                );
                 counters.block_done(start, coded.segmented());
                 coded
             },
@@ -465,6 +475,7 @@ fn looks_incompressible(config: &ModelConfig, seed: u64, raw: &[u8], cancel: &Ca
 /// is garbage once `cancel` is set. `transforms`: try a segmented block too.
 fn code_block(
     config: &ModelConfig,
+    prior: Option<&crate::Prior>,
     seed: u64,
     transforms: bool,
     raw: &mut Vec<u8>,
@@ -534,10 +545,10 @@ fn code_block(
                 raw: std::mem::take(raw),
             },
         };
-    let modelled = if looks_incompressible(config, seed, raw, cancel) {
+    let modelled = if prior.is_none() && looks_incompressible(config, seed, raw, cancel) {
         None
     } else {
-        config.encode_block(seed, raw, cancel)
+        config.encode_block_with(prior, seed, raw, cancel)
     };
     if modelled.is_none() {
         // Stored: nothing more to code, the block is done all the same.
@@ -584,6 +595,7 @@ fn empty_header(header: &Header) -> Header {
         context,
         model_id: ModelConfig::Store.id(),
         params,
+        prior_id: None,
         ..header.clone()
     }
 }

@@ -104,6 +104,11 @@ pub struct Options {
     /// line: `--seek-table`). The encoder holds the table in memory until
     /// [`Encoder::finish`](crate::Encoder::finish): 8 bytes per block.
     pub seek_table: bool,
+    /// The prior to code every block with (issue 20, doc/FORMAT.md section
+    /// 11): its id goes into the header, and the model must be the one it
+    /// was trained for ([`Prior::model`](crate::Prior::model)). Blocks are
+    /// then never segmented. `None` by default.
+    pub prior: Option<crate::Prior>,
 }
 
 impl Default for Options {
@@ -118,6 +123,7 @@ impl Default for Options {
             content_length: None,
             transforms: true,
             seek_table: false,
+            prior: None,
         }
     }
 }
@@ -197,7 +203,11 @@ impl Options {
             context,
             model_id: config.id(),
             params,
+            prior_id: self.prior.as_ref().map(crate::Prior::id),
         };
+        if let Some(p) = &self.prior {
+            p.check_params(header.model_id, &header.params)?;
+        }
         // Never write an archive the decoder would refuse.
         ModelConfig::from_header(&header)
             .map_err(|e| Error::InvalidOption(format!("model {}: {e}", config.describe())))?;

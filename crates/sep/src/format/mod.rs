@@ -36,6 +36,8 @@ pub const BLOCK_HEADER_LEN: usize = 16;
 pub const END_RECORD_LEN: usize = 24;
 
 const FLAG_CONTENT_LENGTH: u8 = 1;
+/// Flag bit 1: a `prior_id` follows `params` (section 2, issue 20).
+const FLAG_PRIOR: u8 = 2;
 const FIXED_HEADER_LEN: usize = 38;
 
 /// `block_type` values.
@@ -93,6 +95,9 @@ pub struct Header {
     pub model_id: u16,
     /// `params`.
     pub params: Vec<u8>,
+    /// `prior_id` (flag bit 1): the XXH3-128 of the prior file the archive
+    /// was coded with (doc/FORMAT.md section 11), `None` without one.
+    pub prior_id: Option<[u8; 16]>,
 }
 
 impl Header {
@@ -101,11 +106,17 @@ impl Header {
         let mut b = Vec::with_capacity(FIXED_HEADER_LEN + self.params.len() + 4);
         b.extend_from_slice(&MAGIC);
         b.push(FORMAT_VERSION);
-        b.push(if self.content_length.is_some() {
-            FLAG_CONTENT_LENGTH
-        } else {
-            0
-        });
+        b.push(
+            if self.content_length.is_some() {
+                FLAG_CONTENT_LENGTH
+            } else {
+                0
+            } | if self.prior_id.is_some() {
+                FLAG_PRIOR
+            } else {
+                0
+            },
+        );
         b.extend_from_slice(&[0, 0]);
         b.extend_from_slice(&self.content_length.unwrap_or(0).to_le_bytes());
         b.extend_from_slice(&self.block_size.to_le_bytes());
@@ -115,6 +126,9 @@ impl Header {
         b.extend_from_slice(&self.model_id.to_le_bytes());
         b.extend_from_slice(&(self.params.len() as u16).to_le_bytes());
         b.extend_from_slice(&self.params);
+        if let Some(id) = &self.prior_id {
+            b.extend_from_slice(id);
+        }
         let check = xxh3_64(&b) as u32;
         b.extend_from_slice(&check.to_le_bytes());
         b
@@ -133,7 +147,7 @@ impl Header {
             });
         }
         let flags = fixed[5];
-        if flags & !FLAG_CONTENT_LENGTH != 0 {
+        if flags & !(FLAG_CONTENT_LENGTH | FLAG_PRIOR) != 0 {
             return Err(Error::Reserved {
                 field: "flags",
                 value: flags.into(),
@@ -180,12 +194,15 @@ impl Header {
             MAX_PARAMS_LEN.into(),
             "must be at most 1024",
         )?;
-        let mut rest = vec![0u8; usize::from(params_len) + 4];
+        let id_len = if flags & FLAG_PRIOR != 0 { 16 } else { 0 };
+        let mut rest = vec![0u8; usize::from(params_len) + id_len + 4];
         read_exact(r, &mut rest, "header")?;
-        let (params, check) = rest.split_at(usize::from(params_len));
+        let (params, rest) = rest.split_at(usize::from(params_len));
+        let (id, check) = rest.split_at(id_len);
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
         hasher.update(&fixed);
         hasher.update(params);
+        hasher.update(id);
         if hasher.digest() as u32 != u32_at(check, 0) {
             return Err(Error::HeaderChecksum);
         }
@@ -197,6 +214,7 @@ impl Header {
             context,
             model_id,
             params: params.to_vec(),
+            prior_id: (id_len > 0).then(|| id.try_into().expect("16 bytes")),
         })
     }
 }

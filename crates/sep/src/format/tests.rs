@@ -11,6 +11,7 @@ fn header() -> Header {
         context: 2,
         model_id: 1,
         params: vec![22, 0, 0, 0],
+        prior_id: None,
     }
 }
 
@@ -44,8 +45,25 @@ fn header_rejections_name_the_field() {
     v[4] = 2;
     assert!(parse(&v).contains("unsupported format version 2"));
     let mut v = b.clone();
-    v[5] |= 2;
+    v[5] |= 4;
     assert!(parse(&v).contains("reserved field flags"));
+    // Flag bit 1 (issue 20): a prior_id follows params; without its 16
+    // bytes the header is short, and the checksum covers them.
+    let mut v = b.clone();
+    v[5] |= 2;
+    assert!(parse(&v).contains("truncated"));
+    let with = Header {
+        prior_id: Some([7; 16]),
+        ..header()
+    };
+    let wb = with.to_bytes();
+    assert_eq!(wb.len(), b.len() + 16);
+    assert_eq!(wb[5] & 2, 2);
+    assert_eq!(&wb[wb.len() - 20..wb.len() - 4], &[7; 16]);
+    assert_eq!(Header::read_after_magic(&mut &wb[4..]).unwrap(), with);
+    let mut v = wb.clone();
+    v[wb.len() - 10] ^= 1;
+    assert!(parse(&v).contains("header checksum"));
     let mut v = b.clone();
     v[7] = 1;
     assert!(parse(&v).contains("reserved"));

@@ -1,0 +1,261 @@
+//! Issue 20: `sep train` and `--prior`, driving the real binary.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use std::fs;
+use std::path::{Path, PathBuf};
+use tempfile::TempDir;
+
+fn sep() -> Command {
+    Command::cargo_bin("sep").expect("binary built")
+}
+
+/// Training samples (4 KiB pieces of calgary.paper1 in a folder) and a test
+/// file (a piece of the same text the samples do not hold).
+fn setup() -> (TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let text = fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/files/calgary.paper1"),
+    )
+    .unwrap();
+    let samples = dir.path().join("samples");
+    fs::create_dir(&samples).unwrap();
+    for (i, chunk) in text[..40_960].chunks(4096).enumerate() {
+        fs::write(samples.join(format!("s{i:02}.txt")), chunk).unwrap();
+    }
+    let file = dir.path().join("x.txt");
+    fs::write(&file, &text[text.len() - 4096..]).unwrap();
+    (dir, samples, file)
+}
+
+fn train(dir: &Path, samples: &Path, name: &str) -> PathBuf {
+    let prior = dir.join(name);
+    sep()
+        .args(["train", "-p", "fast", "-o"])
+        .arg(&prior)
+        .arg(samples)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("10 samples").and(predicate::str::contains("id ")));
+    prior
+}
+
+#[test]
+fn train_compress_list_decompress() {
+    let (dir, samples, file) = setup();
+    let prior = train(dir.path(), &samples, "p.sepp");
+    // Training is deterministic: the same samples give the same file.
+    let again = train(dir.path(), &samples, "q.sepp");
+    assert_eq!(fs::read(&prior).unwrap(), fs::read(&again).unwrap());
+    let data = fs::read(&file).unwrap();
+    let with = sep()
+        .arg("--prior")
+        .arg(&prior)
+        .args(["-q", "-c"])
+        .arg(&file)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let without = sep()
+        .args(["-p", "fast", "-q", "-c"])
+        .arg(&file)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(
+        with.len() * 10 < without.len() * 9,
+        "{} with the prior, {} without",
+        with.len(),
+        without.len()
+    );
+    // -T1 and -T2 write the same archive.
+    let t2 = sep()
+        .arg("--prior")
+        .arg(&prior)
+        .args(["-q", "-c", "-T2", "-B", "4K"])
+        .arg(&file)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let t1 = sep()
+        .arg("--prior")
+        .arg(&prior)
+        .args(["-q", "-c", "-T1", "-B", "4K"])
+        .arg(&file)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(t1, t2);
+    let archive = dir.path().join("x.txt.sep");
+    fs::write(&archive, &with).unwrap();
+    // -l shows the prior's id (the one sep train printed: its hash).
+    let listing = sep().arg("-l").arg(&archive).assert().success();
+    let out = String::from_utf8(listing.get_output().stdout.clone()).unwrap();
+    assert!(out.contains("prior "), "{out}");
+    sep()
+        .args(["-l", "-v"])
+        .arg(&archive)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("  prior "));
+    // Decompress and test with the prior.
+    let back = sep()
+        .arg("--prior")
+        .arg(&prior)
+        .args(["-d", "-c"])
+        .arg(&archive)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(back, data);
+    sep()
+        .arg("--prior")
+        .arg(&prior)
+        .arg("-t")
+        .arg(&archive)
+        .assert()
+        .success();
+}
+
+#[test]
+fn the_wrong_prior_or_none_is_one_line_and_nothing_written() {
+    let (dir, samples, file) = setup();
+    let prior = train(dir.path(), &samples, "p.sepp");
+    let archive = dir.path().join("x.txt.sep");
+    sep()
+        .arg("--prior")
+        .arg(&prior)
+        .arg("-q")
+        .arg(&file)
+        .assert()
+        .success();
+    fs::remove_file(&file).unwrap();
+    let one_line = |s: &[u8]| String::from_utf8_lossy(s).trim_end().lines().count() == 1;
+    // Without the prior: exit 1, one line naming the id, no output file.
+    let a = sep().arg("-d").arg(&archive).assert().code(1);
+    let err = a.get_output().stderr.clone();
+    assert!(one_line(&err), "{}", String::from_utf8_lossy(&err));
+    assert!(String::from_utf8_lossy(&err).contains("needs prior"));
+    assert!(!file.exists());
+    // With another prior.
+    let other_samples = dir.path().join("other");
+    fs::create_dir(&other_samples).unwrap();
+    fs::write(other_samples.join("o.txt"), b"other samples ".repeat(500)).unwrap();
+    let other = dir.path().join("o.sepp");
+    sep()
+        .args(["train", "-q", "-p", "fast", "-o"])
+        .arg(&other)
+        .arg(&other_samples)
+        .assert()
+        .success();
+    sep()
+        .arg("--prior")
+        .arg(&other)
+        .arg("-d")
+        .arg(&archive)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("but prior"));
+    assert!(!file.exists());
+    // A prior for another preset than asked for.
+    fs::write(&file, b"some text to compress ".repeat(300)).unwrap();
+    sep()
+        .arg("--prior")
+        .arg(&prior)
+        .args(["-p", "max", "-c"])
+        .arg(&file)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("trained for"));
+}
+
+#[test]
+fn bad_prior_files_are_one_line_errors() {
+    let (dir, samples, file) = setup();
+    let prior = train(dir.path(), &samples, "p.sepp");
+    let good = fs::read(&prior).unwrap();
+    let bad = dir.path().join("bad.sepp");
+    let mut flipped = good.clone();
+    let n = flipped.len();
+    flipped[n / 2] ^= 1;
+    for (bytes, why) in [
+        (good[..good.len() / 3].to_vec(), "declares"),
+        (flipped, "checksum"),
+        (b"not a prior".to_vec(), "magic"),
+        (Vec::new(), "magic"),
+    ] {
+        fs::write(&bad, &bytes).unwrap();
+        for mode in [&["-k", "-f"][..], &["-d", "-f"][..]] {
+            let a = sep()
+                .arg("--prior")
+                .arg(&bad)
+                .args(mode)
+                .arg(&file)
+                .assert()
+                .code(1);
+            let err = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
+            assert!(
+                err.contains(why) && err.trim_end().lines().count() == 1,
+                "{err}"
+            );
+        }
+        assert!(!dir.path().join("x.txt.sep").exists());
+    }
+    sep()
+        .arg("--prior")
+        .arg(dir.path().join("missing.sepp"))
+        .arg(&file)
+        .assert()
+        .code(1);
+    assert!(!dir.path().join("x.txt.sep").exists());
+}
+
+#[test]
+fn train_refuses_bad_uses() {
+    let (dir, samples, _file) = setup();
+    let out = dir.path().join("p.sepp");
+    // No output named: a usage error.
+    sep().args(["train"]).arg(&samples).assert().code(2);
+    // Unknown preset, a network preset, nothing to learn.
+    sep()
+        .args(["train", "-p", "nope", "-o"])
+        .arg(&out)
+        .arg(&samples)
+        .assert()
+        .code(2);
+    sep()
+        .args(["train", "-p", "hybrid", "-o"])
+        .arg(&out)
+        .arg(&samples)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("without a network"));
+    let empty = dir.path().join("empty");
+    fs::create_dir(&empty).unwrap();
+    sep()
+        .args(["train", "-o"])
+        .arg(&out)
+        .arg(&empty)
+        .assert()
+        .code(1);
+    assert!(!out.exists());
+    // An existing output needs -f.
+    train(dir.path(), &samples, "p.sepp");
+    sep()
+        .args(["train", "-p", "fast", "-o"])
+        .arg(&out)
+        .arg(&samples)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("already exists"));
+}

@@ -1,0 +1,440 @@
+//! Priors (issue 20, doc/FORMAT.md section 11): the state of a mix model
+//! after it has learned a set of samples, so that small files compress as
+//! if they continued the samples.
+//!
+//! A prior file holds the model parameters it was trained for, the table
+//! sizes it fixes, the samples (the history the match models and the
+//! record and text families point into) and a snapshot of everything the
+//! model learned ([`sep_cm::Cm::snapshot`]). Its id is the XXH3-128 of the
+//! whole file; an archive coded with a prior names that id in its header.
+//!
+//! [`Prior`] is cheap to clone and to share between threads (an [`Arc`]):
+//! one loaded prior serves every block of every file of a process. Each
+//! block restores a fresh copy of the trained model from it.
+
+use crate::codec::Model;
+use crate::error::{Error, Result};
+use crate::format::MAX_PARAMS_LEN;
+use crate::mix::MixConfig;
+use sep_cm::{Cm, CmConfig, CmStream};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
+
+/// `magic` of a prior file: `8F 53 50 52` (`\x8FSPR`).
+pub const PRIOR_MAGIC: [u8; 4] = [0x8F, b'S', b'P', b'R'];
+/// The `prior_version` this library writes and reads.
+pub const PRIOR_VERSION: u8 = 1;
+/// Most bytes of samples (history) a prior may hold: 64 MiB.
+pub const MAX_PRIOR_HISTORY: u32 = 1 << 26;
+/// Largest `table_bits` of a prior (a 16 MiB context table).
+pub const MAX_PRIOR_TABLE_BITS: u8 = 24;
+/// Largest `match_bits` of a prior (16 MiB per match model).
+pub const MAX_PRIOR_MATCH_BITS: u8 = 22;
+/// The mix model id (doc/FORMAT.md section 4.9).
+const MIX_MODEL_ID: u16 = 3;
+/// Bytes before `params`.
+const FIXED: usize = 12;
+/// Bytes between `params` and the history.
+const MIDDLE: usize = 20;
+
+/// A loaded prior: shared, immutable, cheap to clone.
+#[derive(Clone)]
+pub struct Prior(Arc<Inner>);
+
+struct Inner {
+    id: [u8; 16],
+    /// The model's `params` as an archive header writes them.
+    params: Vec<u8>,
+    /// The model it was trained for (the preset's table sizes).
+    mix: MixConfig,
+    /// The context-mixing configuration with the prior's table sizes.
+    cm: CmConfig,
+    history: Vec<u8>,
+    snapshot: Vec<u8>,
+    state_len: u64,
+    /// The model restored (and so checked) when the prior was loaded: the
+    /// first block takes it; later blocks restore their own from the
+    /// snapshot (a fresh model's untouched tables cost no memory traffic,
+    /// where a copy of the whole state would).
+    first: Mutex<Option<(Cm, CmStream)>>,
+    file_len: usize,
+}
+
+impl std::fmt::Debug for Prior {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prior")
+            .field("id", &self.id_hex())
+            .field("history", &self.0.history.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for Prior {
+    fn eq(&self, other: &Prior) -> bool {
+        self.0.id == other.0.id
+    }
+}
+
+/// The id's 32 lowercase hex digits.
+pub fn id_hex(id: &[u8; 16]) -> String {
+    id.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn bad(why: impl Into<String>) -> Error {
+    Error::BadPrior(why.into())
+}
+
+fn u16_at(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+
+/// The mix configuration a prior can serve: `model` must be a mix model
+/// without a network (neither a parallel nor a serial one).
+fn mix_of(model: &Model) -> Result<MixConfig> {
+    match model {
+        Model::Mix(m) if m.neural.is_none() && m.serial.is_none() => Ok(m.clone()),
+        other => Err(Error::InvalidOption(format!(
+            "priors need a context-mixing model without a network (presets fast, default, max); not {}",
+            match other {
+                Model::Mix(m) => m.describe(),
+                m => m.name().to_string(),
+            }
+        ))),
+    }
+}
+
+/// The table sizes a prior trained on `history_len` bytes fixes: those of a
+/// block of that length, at most 2^24 and 2^22 bytes.
+fn prior_cm(cm: &CmConfig, history_len: usize) -> CmConfig {
+    let (t, m) = cm.effective_bits(history_len.max(1 << 16));
+    CmConfig {
+        table_bits: t.min(MAX_PRIOR_TABLE_BITS),
+        match_bits: m.min(MAX_PRIOR_MATCH_BITS),
+        ..*cm
+    }
+}
+
+impl Prior {
+    /// Trains a prior for `model` on `samples`, learned one after the other
+    /// in the order given, and returns the prior file's bytes. `model` must
+    /// be a mix model without a network; the samples together hold
+    /// `1..=`[`MAX_PRIOR_HISTORY`] bytes.
+    pub fn train(model: &Model, samples: &[&[u8]]) -> Result<Vec<u8>> {
+        let mix = mix_of(model)?;
+        let history: Vec<u8> = samples.concat();
+        if history.is_empty() || history.len() > MAX_PRIOR_HISTORY as usize {
+            return Err(Error::InvalidOption(format!(
+                "a prior is trained on 1 to {MAX_PRIOR_HISTORY} bytes of samples, not {}",
+                history.len()
+            )));
+        }
+        let cm = prior_cm(&mix.cm, history.len());
+        let snapshot = Cm::snapshot(&cm, &history).map_err(Error::InvalidOption)?;
+        let params = crate::params::write_mix(&mix);
+        let mut b = Vec::with_capacity(FIXED + params.len() + MIDDLE + history.len() + 8);
+        b.extend_from_slice(&PRIOR_MAGIC);
+        b.push(PRIOR_VERSION);
+        b.extend_from_slice(&[0, 0, 0]);
+        b.extend_from_slice(&MIX_MODEL_ID.to_le_bytes());
+        b.extend_from_slice(&(params.len() as u16).to_le_bytes());
+        b.extend_from_slice(&params);
+        b.extend_from_slice(&[cm.table_bits, cm.match_bits, 0, 0]);
+        b.extend_from_slice(&(history.len() as u32).to_le_bytes());
+        b.extend_from_slice(&Cm::state_len(&cm).to_le_bytes());
+        b.extend_from_slice(&(snapshot.len() as u32).to_le_bytes());
+        b.extend_from_slice(&history);
+        b.extend_from_slice(&snapshot);
+        let check = xxh3_64(&b);
+        b.extend_from_slice(&check.to_le_bytes());
+        Ok(b)
+    }
+
+    /// Loads a prior file's bytes, checking every field (doc/FORMAT.md
+    /// section 11) before anything is allocated, then the snapshot against
+    /// the model it restores.
+    pub fn from_bytes(b: &[u8]) -> Result<Prior> {
+        if b.len() < 4 || b[..4] != PRIOR_MAGIC {
+            return Err(bad("not a sep prior file (wrong magic)"));
+        }
+        if b.len() < FIXED {
+            return Err(bad("truncated header"));
+        }
+        if b[4] != PRIOR_VERSION {
+            return Err(bad(format!(
+                "prior_version {} is not supported (this sep reads {PRIOR_VERSION})",
+                b[4]
+            )));
+        }
+        if b[5..8] != [0, 0, 0] {
+            return Err(bad("reserved header bytes are not 0"));
+        }
+        let model_id = u16_at(b, 8);
+        if model_id != MIX_MODEL_ID {
+            return Err(bad(format!(
+                "model_id {model_id}: priors exist for the mix model (3) only"
+            )));
+        }
+        let params_len = usize::from(u16_at(b, 10));
+        if params_len > usize::from(MAX_PARAMS_LEN) {
+            return Err(bad(format!("params_len {params_len} is above 1024")));
+        }
+        if b.len() < FIXED + params_len + MIDDLE + 8 {
+            return Err(bad("truncated header"));
+        }
+        let params = &b[FIXED..FIXED + params_len];
+        let mix = crate::params::read_mix(params, 1, 0)
+            .map_err(|e| bad(format!("invalid model parameters: {e}")))?;
+        if mix.neural.is_some() || mix.serial.is_some() {
+            return Err(bad(
+                "model parameters with a network (priors hold the CM only)",
+            ));
+        }
+        let m = FIXED + params_len;
+        let (table_bits, match_bits) = (b[m], b[m + 1]);
+        if b[m + 2..m + 4] != [0, 0] {
+            return Err(bad("reserved bytes after params are not 0"));
+        }
+        if !(16..=MAX_PRIOR_TABLE_BITS).contains(&table_bits) {
+            return Err(bad(format!("table_bits {table_bits} outside 16..=24")));
+        }
+        if !(10..=MAX_PRIOR_MATCH_BITS).contains(&match_bits) {
+            return Err(bad(format!("match_bits {match_bits} outside 10..=22")));
+        }
+        let history_len = u32_at(b, m + 4);
+        let state_len = u64::from_le_bytes(b[m + 8..m + 16].try_into().expect("8 bytes"));
+        let snapshot_len = u32_at(b, m + 16);
+        if history_len == 0 || history_len > MAX_PRIOR_HISTORY {
+            return Err(bad(format!(
+                "history_len {history_len} outside 1..={MAX_PRIOR_HISTORY}"
+            )));
+        }
+        let body = m + MIDDLE;
+        let expect = body as u64 + u64::from(history_len) + u64::from(snapshot_len) + 8;
+        if b.len() as u64 != expect {
+            return Err(bad(format!(
+                "the file is {} bytes, its header declares {expect}",
+                b.len()
+            )));
+        }
+        let end = b.len() - 8;
+        if xxh3_64(&b[..end]) != u64::from_le_bytes(b[end..].try_into().expect("8 bytes")) {
+            return Err(bad("checksum mismatch (the file is damaged)"));
+        }
+        let cm = CmConfig {
+            table_bits,
+            match_bits,
+            ..mix.cm
+        };
+        cm.validate().map_err(bad)?;
+        let hist_at = body;
+        let snap_at = hist_at + history_len as usize;
+        let history = b[hist_at..snap_at].to_vec();
+        // The runs are checked against state_len, state_len against the
+        // model, and every restored position against the history, here:
+        // blocks coded with the prior copy the model restored once.
+        let snapshot = b[snap_at..end].to_vec();
+        let trained = Cm::restore(&cm, &snapshot, state_len, history.len()).map_err(bad)?;
+        Ok(Prior(Arc::new(Inner {
+            id: xxh3_128(b).to_le_bytes(),
+            params: params.to_vec(),
+            mix,
+            cm,
+            history,
+            snapshot,
+            state_len,
+            first: Mutex::new(Some(trained)),
+            file_len: b.len(),
+        })))
+    }
+
+    /// Loads a prior file.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Prior> {
+        let path = path.as_ref();
+        let len = std::fs::metadata(path)?.len();
+        let most = MAX_PRIOR_HISTORY as u64 * 4 + (64 << 20);
+        if len > most {
+            return Err(bad(format!(
+                "{} is {len} bytes, more than a prior can be",
+                path.display()
+            )));
+        }
+        Prior::from_bytes(&std::fs::read(path)?)
+    }
+
+    /// The id: XXH3-128 of the file, as an archive header records it.
+    pub fn id(&self) -> [u8; 16] {
+        self.0.id
+    }
+
+    /// The id as 32 hex digits.
+    pub fn id_hex(&self) -> String {
+        id_hex(&self.0.id)
+    }
+
+    /// The model it was trained for (the archive's model when coding with it).
+    pub fn model(&self) -> Model {
+        Model::Mix(self.0.mix.clone())
+    }
+
+    /// The model's `params`, as an archive header holds them.
+    pub(crate) fn params(&self) -> &[u8] {
+        &self.0.params
+    }
+
+    /// Bytes of samples it holds.
+    pub fn history_len(&self) -> usize {
+        self.0.history.len()
+    }
+
+    /// Bytes of the prior file.
+    pub fn file_len(&self) -> usize {
+        self.0.file_len
+    }
+
+    /// Context-table bytes (`2^table_bits`) of the model it fixes.
+    pub fn table_bytes(&self) -> u64 {
+        1 << self.0.cm.table_bits
+    }
+
+    /// Bytes of model memory one block coded with it holds, history included.
+    pub fn memory_bytes(&self) -> u64 {
+        self.0.cm.memory_bytes() + 2 * self.0.history.len() as u64
+    }
+
+    /// The samples (the history a block coded with it continues).
+    pub(crate) fn history(&self) -> &[u8] {
+        &self.0.history
+    }
+
+    /// A fresh copy of the trained model and its stream.
+    pub(crate) fn restore(&self) -> (Cm, CmStream) {
+        let first = self.0.first.lock().map(|mut f| f.take()).unwrap_or(None);
+        first.unwrap_or_else(|| {
+            Cm::restore(
+                &self.0.cm,
+                &self.0.snapshot,
+                self.0.state_len,
+                self.0.history.len(),
+            )
+            .expect("checked when the prior was loaded")
+        })
+    }
+
+    /// Checks that an archive with model `params` can be coded with this
+    /// prior.
+    pub(crate) fn check_params(&self, model_id: u16, params: &[u8]) -> Result<()> {
+        if model_id == MIX_MODEL_ID && params == self.params() {
+            Ok(())
+        } else {
+            Err(Error::InvalidOption(format!(
+                "prior {} was trained for {}, not for this model",
+                self.id_hex(),
+                self.0.mix.describe()
+            )))
+        }
+    }
+}
+
+/// Checks the prior an archive's header names against the one a decoder
+/// has: none needed, the same id, and the same model parameters.
+pub(crate) fn check_header(header: &crate::format::Header, prior: Option<&Prior>) -> Result<()> {
+    match (header.prior_id, prior) {
+        (None, _) => Ok(()),
+        (Some(need), None) => Err(Error::PriorNeeded { id: id_hex(&need) }),
+        (Some(need), Some(p)) if need != p.id() => Err(Error::PriorMismatch {
+            need: id_hex(&need),
+            have: p.id_hex(),
+        }),
+        (Some(_), Some(p)) => {
+            if header.model_id == MIX_MODEL_ID && header.params == p.params() {
+                Ok(())
+            } else {
+                Err(Error::InvalidField {
+                    field: "prior_id",
+                    value: 0,
+                    why: "names a prior trained for other model parameters",
+                })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preset::Preset;
+
+    fn samples() -> Vec<Vec<u8>> {
+        (0..4)
+            .map(|i| {
+                format!("{{\"id\": {i}, \"name\": \"record {i}\", \"tags\": [\"a\", \"b\"]}}\n")
+                    .repeat(40)
+                    .into_bytes()
+            })
+            .collect()
+    }
+
+    fn trained() -> Vec<u8> {
+        let s = samples();
+        let refs: Vec<&[u8]> = s.iter().map(Vec::as_slice).collect();
+        Prior::train(&Model::mix_preset(Preset::Fast), &refs).unwrap()
+    }
+
+    #[test]
+    fn trains_loads_and_is_deterministic() {
+        let a = trained();
+        let b = trained();
+        assert_eq!(a, b, "training twice gives the same file");
+        let p = Prior::from_bytes(&a).unwrap();
+        assert_eq!(p.id(), xxh3_128(&a).to_le_bytes());
+        assert_eq!(p.id_hex().len(), 32);
+        assert_eq!(p.model(), Model::mix_preset(Preset::Fast));
+        assert_eq!(p.history_len(), samples().concat().len());
+        let q = p.clone();
+        assert_eq!(p, q);
+    }
+
+    #[test]
+    fn every_bad_field_is_refused() {
+        let good = trained();
+        let p = Prior::from_bytes(&good).unwrap();
+        let load = |b: &[u8]| Prior::from_bytes(b).unwrap_err().to_string();
+        assert!(load(b"\x8FSEP").contains("magic"));
+        assert!(load(&good[..good.len() - 1]).contains("declares"));
+        assert!(load(&good[..20]).contains("truncated"));
+        let mut v = good.clone();
+        v[4] = 2;
+        assert!(load(&v).contains("prior_version"));
+        let mut v = good.clone();
+        v[8] = 2;
+        assert!(load(&v).contains("model_id"));
+        let mut v = good.clone();
+        let last = v.len() - 20;
+        v[last] ^= 1;
+        assert!(load(&v).contains("checksum"));
+        // Every truncation fails cleanly.
+        for n in 0..good.len().min(400) {
+            assert!(Prior::from_bytes(&good[..n]).is_err());
+        }
+        assert!(p.check_params(3, p.params()).is_ok());
+        assert!(p.check_params(3, &[0; 16]).is_err());
+        assert!(p.check_params(1, p.params()).is_err());
+    }
+
+    #[test]
+    fn networks_are_refused() {
+        let s = samples();
+        let refs: Vec<&[u8]> = s.iter().map(Vec::as_slice).collect();
+        for p in [Preset::Ultra, Preset::Hybrid] {
+            let e = Prior::train(&Model::mix_preset(p), &refs).unwrap_err();
+            assert!(e.to_string().contains("without a network"), "{e}");
+        }
+        assert!(Prior::train(&Model::Order2, &refs).is_err());
+        assert!(Prior::train(&Model::mix_preset(Preset::Fast), &[]).is_err());
+    }
+}
