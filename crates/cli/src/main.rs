@@ -10,6 +10,7 @@ mod args;
 mod bench;
 mod execute;
 mod limits;
+mod list;
 mod lossy; // issue 21
 mod lossy_bench; // issue 21: sep bench --lossy
 mod memory;

@@ -28,6 +28,7 @@
 //! ([`Visibility`]).
 
 mod config;
+mod snapshot_walk;
 mod stream;
 
 pub use config::CmConfig;
@@ -243,62 +244,6 @@ impl Cm {
         };
         cm.install(families(config));
         cm
-    }
-
-    /// Walks everything the model and stream `st` have learned, in the
-    /// fixed order of a prior's snapshot (`snapshot.rs`).
-    pub(crate) fn visit_state(&mut self, st: &mut CmStream, v: &mut dyn crate::snapshot::Visitor) {
-        self.table.visit(v);
-        for m in &mut self.maps {
-            m.visit(v);
-        }
-        self.order0.visit(v);
-        for m in [self.matcher.as_mut(), self.matcher2.as_mut()]
-            .into_iter()
-            .flatten()
-        {
-            m.visit(v);
-        }
-        self.mixer.visit(v);
-        self.apms.visit(v);
-        if let Some(s) = self.sse.as_mut() {
-            s.visit(v);
-        }
-        for f in &mut self.families {
-            f.visit_state(v);
-        }
-        if let Some(d) = self.detector.as_mut() {
-            d.visit(v);
-        }
-        st.visit(v);
-    }
-
-    /// Whether the model has switched to a detected kind's families.
-    pub(crate) fn kind_detected(&self) -> bool {
-        self.detector.as_ref().is_some_and(|d| d.found())
-            || self.families.iter().any(|f| f.detected())
-    }
-
-    /// Checks a restored state: no detected kind, and every position it
-    /// holds within the `history` bytes before the block.
-    pub(crate) fn check_positions(&self, st: &CmStream, history: usize) -> Result<(), String> {
-        if self.kind_detected() {
-            return Err("snapshot: the state has a detected data kind".into());
-        }
-        let ok = st.within(history)
-            && [self.matcher.as_ref(), self.matcher2.as_ref()]
-                .into_iter()
-                .flatten()
-                .all(|m| m.positions_within(history))
-            && self.families.iter().all(|f| f.positions_within(history))
-            && self.detector.as_ref().is_none_or(|d| d.within(history));
-        if ok {
-            Ok(())
-        } else {
-            Err(format!(
-                "snapshot: a position in the model state lies past the {history} bytes of history"
-            ))
-        }
     }
 
     /// Adds the serial network of doc/FORMAT.md section 4.12: an LSTM that

@@ -12,7 +12,9 @@ use std::io::{self, Write};
 use std::time::Instant;
 use xxhash_rust::xxh3::Xxh3;
 
+mod block;
 mod options;
+use block::*;
 pub(crate) use options::resolve_threads;
 pub use options::{MIN_BLOCK_SIZE, Options};
 
@@ -430,159 +432,6 @@ impl<W: Write> Write for Encoder<W> {
 
 /// Blocks shorter than this are never probed (see [`looks_incompressible`]).
 const PROBE_MIN_BLOCK: usize = 128 << 10;
-
-/// How much of a block the probe codes: 1/64 of it, 4 KiB to 64 KiB.
-fn probe_len(block_len: usize) -> usize {
-    (block_len / 64).clamp(4 << 10, 64 << 10)
-}
-
-/// Early give-up on incompressible data: codes the first [`probe_len`]
-/// bytes of a block of at least [`PROBE_MIN_BLOCK`] bytes with a fresh model
-/// (as the block itself would start) and says whether they failed to shrink
-/// by 1/64. Such a block is then stored without modelling the rest: random
-/// or already-compressed data costs 1/64 of the model's time instead of all
-/// of it. The decision depends only on the block's bytes and the model, so
-/// the archive stays the same for every thread count; stored blocks are
-/// format v1 (doc/FORMAT.md section 3.1), so any decoder reads the result.
-/// A compressible block pays for the probe: at most 1/64 more work, and a
-/// block whose start looks random but whose rest would shrink is stored
-/// (crates/sep/tests/api.rs shows one). Measured (`sep -c -T1`, default
-/// preset, 2026-12-01): 1 MB of random bytes 5.36 s -> 0.08 s CPU (best of
-/// 3), archive 1,000,098 bytes both; the 17 files of the bench set code to
-/// the same sizes as before, in 80.4 s CPU against 82.5 s (noise of a shared
-/// machine).
-///
-/// The probe runs with a quiet [`Cancel`] (it stops when the block's work
-/// is cancelled, but its bytes do not count as progress: the block is coded
-/// again, or stored, after it).
-fn looks_incompressible(config: &ModelConfig, seed: u64, raw: &[u8], cancel: &Cancel) -> bool {
-    if raw.len() < PROBE_MIN_BLOCK || matches!(config, ModelConfig::Store) {
-        return false;
-    }
-    let mut probe = raw[..probe_len(raw.len())].to_vec();
-    match config.encode_block(seed, &mut probe, &cancel.quiet()) {
-        Some(streams) => {
-            let coded: usize = streams.iter().map(Vec::len).sum();
-            coded >= probe.len() - probe.len() / 64
-        }
-        None => false,
-    }
-}
-
-/// One block, coded: stored when the model would not make it smaller, or
-/// when its start shows it incompressible ([`looks_incompressible`]). `raw`
-/// is left as it is (and kept, as the payload of a stored block); the result
-/// is garbage once `cancel` is set. `transforms`: try a segmented block too.
-fn code_block(
-    config: &ModelConfig,
-    prior: Option<&crate::Prior>,
-    seed: u64,
-    transforms: bool,
-    raw: &mut Vec<u8>,
-    cancel: &Cancel,
-    stats: &EncodeStats,
-) -> Coded {
-    let raw_len = raw.len() as u32;
-    let check = raw_check(raw);
-    let stored = BlockHeader {
-        block_type: BlockType::Stored,
-        raw_len,
-        payload_len: raw_len,
-        raw_check: check,
-        stream_lens: vec![],
-    };
-    // Issue 17: a segmented block (doc/FORMAT.md section 8) when a transform
-    // applies and it comes out smaller than the alternatives. It runs with a
-    // quiet Cancel (stops when asked, counts no progress): the block's own
-    // coding below counts it.
-    let segmented = transforms
-        .then(|| crate::segment::encode(config, seed, raw, &cancel.quiet(), stats))
-        .flatten()
-        .map(|(payload, dense)| {
-            let bh = BlockHeader {
-                block_type: BlockType::Segmented,
-                raw_len,
-                payload_len: payload.len() as u32,
-                raw_check: check,
-                stream_lens: vec![],
-            };
-            (
-                bh.encoded_len() + payload.len(),
-                header_bytes(&bh),
-                payload,
-                dense,
-            )
-        });
-    // Coding the block untransformed as well (to keep the smaller) doubles
-    // the model's work. It is skipped when the segmented block is at most 7/8
-    // of the entropy-coded bytes its transforms decoded (JPEG, compressed
-    // deflate): the plain coding could only win by shrinking those bytes by
-    // more than 1/8 even if it coded everything else for free, which a
-    // byte-level model does not do on such data. Deterministic: it depends
-    // only on the block's bytes and the model. Measured in doc/TRANSFORMS.md
-    // (section "Coding twice").
-    if let Some((seg_len, _, _, dense)) = &segmented
-        && segmented_suffices(*seg_len, *dense)
-    {
-        cancel.advance(raw.len() as u64);
-        let (_, header, payload, _) = segmented.expect("checked above");
-        return Coded {
-            header,
-            streams: vec![payload],
-            raw: std::mem::take(raw),
-        };
-    }
-    let best =
-        |len: usize, header: Vec<u8>, streams: Vec<Vec<u8>>, raw: &mut Vec<u8>| match segmented {
-            Some((seg_len, seg_header, payload, _)) if seg_len < len => Coded {
-                header: seg_header,
-                streams: vec![payload],
-                raw: std::mem::take(raw),
-            },
-            _ => Coded {
-                header,
-                streams,
-                raw: std::mem::take(raw),
-            },
-        };
-    let modelled = if prior.is_none() && looks_incompressible(config, seed, raw, cancel) {
-        None
-    } else {
-        config.encode_block_with(prior, seed, raw, cancel)
-    };
-    if modelled.is_none() {
-        // Stored: nothing more to code, the block is done all the same.
-        cancel.advance(raw.len() as u64);
-    }
-    if let Some(streams) = modelled {
-        let payload_len: usize = streams.iter().map(Vec::len).sum();
-        let modelled = BlockHeader {
-            block_type: BlockType::Modelled,
-            raw_len,
-            payload_len: payload_len as u32,
-            raw_check: check,
-            stream_lens: streams.iter().map(|s| s.len() as u32).collect(),
-        };
-        let len = modelled.encoded_len() + payload_len;
-        if len < stored.encoded_len() + raw.len() {
-            return best(len, header_bytes(&modelled), streams, raw);
-        }
-    }
-    best(
-        stored.encoded_len() + raw.len(),
-        header_bytes(&stored),
-        Vec::new(),
-        raw,
-    )
-}
-
-/// Whether a segmented block of `seg_len` bytes (header included) whose
-/// transforms decoded `dense` bytes of entropy-coded data is kept without
-/// also coding the block untransformed: at most 7/8 of `dense` (see
-/// `code_block`).
-fn segmented_suffices(seg_len: usize, dense: u64) -> bool {
-    (seg_len as u64).saturating_mul(8) <= dense.saturating_mul(7)
-}
 
 /// The header of an empty input's archive: the store model (no `params`),
 /// whatever model `header` names, so the archive is 66 bytes, the least

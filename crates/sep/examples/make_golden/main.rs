@@ -1,0 +1,528 @@
+//! Writes the golden archives of `tests/golden/` (see its README.md): archives of format
+//! version 1 for every model kind, their manifest, and the must-fail files with their
+//! expected errors. `crates/sep/tests/golden.rs` decodes them forever after.
+//!
+//! Never run in CI. Without `--write` it only compares what it would write with what is
+//! committed and lists the differences:
+//!
+//! ```sh
+//! cargo run -p sep --example make_golden              # what would change
+//! cargo run -p sep --example make_golden -- --write   # rewrite tests/golden/v1 and must-fail
+//! ```
+//!
+//! Golden archives of a released version must never be regenerated: a decoder that no
+//! longer decodes them has broken the format (tests/golden/README.md).
+
+use sep::format::{BlockHeader, BlockType, EndRecord, Header, MAGIC, raw_check};
+use sep::{
+    CmConfig, MixConfig, Model, ModelConfig, Options, Preset,
+    neural::{
+        AdamConfig, Adaptive, BackboneConfig, NeuralConfig, PacConfig, PatchTstConfig, SeBody,
+        SeConfig, TokenShape, TraceConfig,
+    },
+};
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+mod inputs;
+mod lossy;
+mod must_fail;
+mod prior;
+mod seek_cases;
+use inputs::*;
+use lossy::lossy_files;
+use must_fail::must_fail;
+use prior::prior_files;
+
+const PAC: PacConfig = PacConfig {
+    context: 4,
+    embed: 8,
+    ffn: 32,
+    pairs: 2,
+    cache: true,
+};
+const TRACE: TraceConfig = TraceConfig {
+    shape: TokenShape {
+        context: 8,
+        embed: 8,
+        group: 2,
+        heads: 2,
+        ffn: 32,
+    },
+    passes: 2,
+};
+const PATCHTST: PatchTstConfig = PatchTstConfig {
+    shape: TokenShape {
+        context: 8,
+        embed: 8,
+        group: 2,
+        heads: 2,
+        ffn: 32,
+    },
+    layers: 1,
+};
+
+fn neural(backbone: BackboneConfig) -> NeuralConfig {
+    NeuralConfig {
+        backbone,
+        streams: 4,
+        min_stream_len: 512,
+        adam: AdamConfig {
+            lr: 2e-3,
+            ..AdamConfig::default()
+        },
+    }
+}
+
+/// The SE in front of a tiny body: 12 bytes of context, patches of 4 (PAC) or 2 bytes.
+fn se(body: SeBody, adaptive: Adaptive) -> BackboneConfig {
+    let (tokens, width) = body.input_shape();
+    let patch = if matches!(body, SeBody::Pac(_)) { 4 } else { 2 };
+    BackboneConfig::Se(SeConfig {
+        context: 12,
+        patch,
+        stride: 1,
+        embed: (width / usize::from(patch)) as u16,
+        positions: matches!(body, SeBody::Trace(_)),
+        newest_init: matches!(body, SeBody::Pac(_)),
+        tokens: tokens as u16,
+        adaptive,
+        body,
+    })
+}
+
+fn small_cm() -> CmConfig {
+    CmConfig {
+        orders: 0b0011_1111,
+        word: true,
+        sparse: true,
+        record: true,
+        long: 0b0011,
+        match_min: 5,
+        match2_min: 12,
+        table_bits: 18,
+        match_bits: 14,
+        selectors: 0xF,
+        apms: 3,
+        image: true,
+        revision: 0,
+    }
+}
+
+/// `(name, model)`: one configuration per model kind, backbone and SE body; the last
+/// is what `sep FILE` uses.
+fn models() -> Vec<(&'static str, Model)> {
+    vec![
+        ("store", Model::Store),
+        ("order2", Model::Order2),
+        ("pac", Model::Neural(neural(BackboneConfig::Pac(PAC)))),
+        ("trace", Model::Neural(neural(BackboneConfig::Trace(TRACE)))),
+        (
+            "patchtst",
+            Model::Neural(neural(BackboneConfig::PatchTst(PATCHTST))),
+        ),
+        (
+            "se-pac",
+            Model::Neural(neural(se(SeBody::Pac(PAC), Adaptive::Off))),
+        ),
+        (
+            "se-trace",
+            Model::Neural(neural(se(
+                SeBody::Trace(TRACE.with_context(4)),
+                Adaptive::Soft {
+                    per_element: true,
+                    keep_every: 2,
+                    threshold: 0.5,
+                    slope: 64.0,
+                },
+            ))),
+        ),
+        (
+            "se-patchtst",
+            Model::Neural(neural(se(
+                SeBody::PatchTst(PATCHTST.with_context(4)),
+                Adaptive::Hard {
+                    keep_every: 2,
+                    threshold: 0.5,
+                    sparsity: 0.01,
+                },
+            ))),
+        ),
+        (
+            "mix",
+            Model::Mix(MixConfig {
+                cm: small_cm(),
+                neural: None,
+                serial: None,
+            }),
+        ),
+        (
+            "mix-pac",
+            Model::Mix(MixConfig {
+                cm: small_cm(),
+                neural: Some(neural(BackboneConfig::Pac(PAC))),
+                serial: None,
+            }),
+        ),
+        // The default of version 1 before CM revision 1 (pinned: its archives
+        // must not change when the default does).
+        ("default", default_r0()),
+        (
+            "mix2",
+            Model::Mix(MixConfig {
+                cm: CmConfig {
+                    revision: 1,
+                    ..small_cm()
+                },
+                neural: None,
+                serial: None,
+            }),
+        ),
+        ("default-r1", default_r(1)),
+        ("default-r2", default_r(2)),
+        // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13).
+        ("ultra", Model::mix_preset(Preset::Ultra)),
+        // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
+        // section 4.14).
+        ("fast-r3", fast_r3()),
+    ]
+}
+
+/// The `fast` preset of CM revision 3 (pinned: its archives must not change
+/// when the preset does).
+fn fast_r3() -> Model {
+    Model::Mix(MixConfig {
+        cm: CmConfig {
+            orders: 0b0010_1111,
+            word: true,
+            sparse: false,
+            record: false,
+            long: 0,
+            match_min: 6,
+            match2_min: 0,
+            table_bits: 22,
+            match_bits: 20,
+            selectors: 0b0011,
+            apms: 1,
+            image: false,
+            revision: 3,
+        },
+        neural: None,
+        serial: None,
+    })
+}
+
+/// The `default` preset with CM revision 0.
+fn default_r0() -> Model {
+    default_r(0)
+}
+
+/// The `default` preset with CM revision `revision` (pinned: the archives
+/// of an older revision must not change when the default moves on).
+fn default_r(revision: u8) -> Model {
+    let cm = MixConfig::preset(Preset::Default).expect("mix preset").cm;
+    Model::Mix(MixConfig {
+        cm: CmConfig { revision, ..cm },
+        neural: None,
+        serial: None,
+    })
+}
+
+/// One golden archive.
+struct Golden {
+    archive: String,
+    input: &'static str,
+    model: Model,
+    block_size: Option<u32>,
+    /// Written by the streaming encoder without a content length (flag clear).
+    streamed: bool,
+}
+
+fn golden_list() -> Vec<Golden> {
+    let mut list = Vec::new();
+    let mut add = |name: &str, input: &'static str, model: &Model, block: Option<u32>| {
+        list.push(Golden {
+            archive: name.to_string(),
+            input,
+            model: model.clone(),
+            block_size: block,
+            streamed: false,
+        });
+    };
+    for (name, model) in models() {
+        add(&format!("{name}.grammar.sep"), "grammar.lsp", &model, None);
+        add(&format!("{name}.obj1.sep"), "obj1.head4096", &model, None);
+    }
+    for (name, model) in models() {
+        if [
+            "store", "order2", "pac", "mix", "mix-pac", "ultra", "fast-r3",
+        ]
+        .contains(&name)
+        {
+            for (input, _) in synthetic().into_iter().filter(|(n, _)| !n.contains('.')) {
+                add(&format!("{name}.{input}.sep"), input, &model, None);
+            }
+            add(
+                &format!("{name}.blocks-1000.sep"),
+                "grammar.lsp",
+                &model,
+                Some(1000),
+            );
+        }
+        if ["mix2", "default-r1", "default-r2"].contains(&name) {
+            for input in [
+                "kodim23.crop32x24.ppm",
+                "tone.wav",
+                "fake.wav",
+                "x86.elf",
+                "cells.xls",
+                "fax.pbm",
+            ] {
+                let short = input.split('.').next().expect("name");
+                add(&format!("{name}.{short}.sep"), input, &model, None);
+            }
+        }
+        if ["mix", "default", "fast-r3"].contains(&name) {
+            add(
+                &format!("{name}.kodim23.sep"),
+                "kodim23.crop32x24.ppm",
+                &model,
+                None,
+            );
+            add(
+                &format!("{name}.basel.sep"),
+                "basel-temp.head2048.f64",
+                &model,
+                None,
+            );
+        }
+    }
+    // Issue 17: segmented blocks (doc/FORMAT.md section 8), one per transform,
+    // with the default of the release that added them (CM revision 1, pinned).
+    let default = default_r(1);
+    add(
+        "default.jpeg.sep",
+        "fireworks.crop128x96.jpg",
+        &default,
+        None,
+    );
+    add("default.gzip.sep", "grammar.lsp.gz", &default, None);
+    add("default.x86.sep", "x86.text16k", &default, None);
+    // Transform 4 (PNG IDAT runs), added later, with the same pinned model.
+    add("default.png.sep", "kodim23.crop32x24.png", &default, None);
+    let mix = models()[8].1.clone();
+    list.push(Golden {
+        archive: "mix.streamed.sep".into(),
+        input: "grammar.lsp",
+        model: mix,
+        block_size: Some(1500),
+        streamed: true,
+    });
+    list
+}
+
+fn golden_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden")
+}
+
+fn compress(g: &Golden, data: &[u8]) -> Vec<u8> {
+    let options = Options {
+        model: g.model.clone(),
+        block_size: g.block_size,
+        // Blocks of 1000 and 1500 bytes: many blocks from a small input.
+        small_blocks: true,
+        ..Options::default()
+    };
+    if data.is_empty() {
+        // Since the encoder writes an empty input with the store model's
+        // header (66 bytes, doc/FORMAT.md section 3), the committed
+        // `*.empty.sep` of the other models are what it wrote before: their
+        // own header, then the end record. Both are v1 and must decode; this
+        // keeps the generator in step with the committed files.
+        let declared = Options {
+            content_length: (!g.streamed).then_some(0),
+            ..options.clone()
+        };
+        let (header, _) = declared.header().expect("header");
+        let mut archive = header.to_bytes();
+        let end = EndRecord {
+            content_length: 0,
+            content_check: xxhash_rust::xxh3::xxh3_64(data),
+        };
+        archive.extend_from_slice(&end.to_bytes());
+        return archive;
+    }
+    if !g.streamed {
+        return sep::compress(data, &options).expect("compress");
+    }
+    let mut enc = sep::Encoder::new(Vec::new(), &options).expect("encoder");
+    enc.write_all(data).expect("write");
+    enc.finish().expect("finish")
+}
+
+/// Files to write: path relative to tests/golden -> bytes.
+type Files = BTreeMap<String, Vec<u8>>;
+
+fn golden_files(files: &mut Files) {
+    let dir = golden_dir();
+    for (name, bytes) in synthetic() {
+        files.insert(format!("inputs/{name}"), bytes);
+    }
+    let input = |name: &str| -> Vec<u8> {
+        synthetic()
+            .into_iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, b)| b)
+            .unwrap_or_else(|| std::fs::read(dir.join("inputs").join(name)).expect("input"))
+    };
+    let mut manifest = String::from(
+        "# archive\tinput\tbytes\txxh3_64 of the input\tmodel_id\tmodel (ModelConfig::describe)\n",
+    );
+    for g in golden_list() {
+        let data = input(g.input);
+        let archive = compress(&g, &data);
+        assert_eq!(sep::decompress(&archive).expect("decompress"), data);
+        let model =
+            ModelConfig::from_header(&sep::read_header(&mut &archive[..]).unwrap()).expect("model");
+        manifest += &format!(
+            "{}\t{}\t{}\t{:016x}\t{}\t{}\n",
+            g.archive,
+            g.input,
+            data.len(),
+            xxhash_rust::xxh3::xxh3_64(&data),
+            model.id(),
+            model.describe()
+        );
+        files.insert(format!("v1/{}", g.archive), archive);
+    }
+    // Two archives, concatenated: they decode to the concatenation of their contents.
+    let a = files["v1/order2.grammar.sep"].clone();
+    let b = files["v1/store.one-byte.sep"].clone();
+    let both = [input("grammar.lsp"), input("one-byte")].concat();
+    files.insert("inputs/grammar+one-byte".into(), both.clone());
+    manifest += &format!(
+        "concatenated.sep\tgrammar+one-byte\t{}\t{:016x}\t1\torder2 archive, then a store archive\n",
+        both.len(),
+        xxhash_rust::xxh3::xxh3_64(&both)
+    );
+    files.insert("v1/concatenated.sep".into(), [a, b].concat());
+    // Issue 22: an archive followed by its seek table (doc/FORMAT.md section 12).
+    let grammar = input("grammar.lsp");
+    let tabled = sep::compress(
+        &grammar,
+        &Options {
+            model: Model::Order2,
+            block_size: Some(1000),
+            small_blocks: true,
+            seek_table: true,
+            ..Options::default()
+        },
+    )
+    .expect("compress");
+    assert_eq!(sep::decompress(&tabled).expect("decompress"), grammar);
+    manifest += &format!(
+        "order2.seek-table.sep\tgrammar.lsp\t{}\t{:016x}\t1\torder2 in blocks of 1000 bytes, then a seek table\n",
+        grammar.len(),
+        xxhash_rust::xxh3::xxh3_64(&grammar)
+    );
+    files.insert("v1/order2.seek-table.sep".into(), tabled);
+    files.insert("v1/MANIFEST.tsv".into(), manifest.into_bytes());
+}
+
+/// Rewrites `header_check` after the header was edited.
+fn repair(archive: &mut [u8]) {
+    let params_len = usize::from(u16::from_le_bytes([archive[36], archive[37]]));
+    let end = 38 + params_len;
+    let check = raw_check(&archive[..end]);
+    archive[end..end + 4].copy_from_slice(&check.to_le_bytes());
+}
+
+fn header(model_id: u16, streams: u32, context: u16, params: Vec<u8>) -> Header {
+    Header {
+        content_length: None,
+        block_size: 100,
+        seed: 0,
+        streams,
+        context,
+        model_id,
+        params,
+        prior_id: None,
+    }
+}
+
+fn block(block_type: BlockType, raw: &[u8], payload_len: usize, lens: Vec<u32>) -> Vec<u8> {
+    let mut b = Vec::new();
+    BlockHeader {
+        block_type,
+        raw_len: raw.len() as u32,
+        payload_len: payload_len as u32,
+        raw_check: raw_check(raw),
+        stream_lens: lens,
+    }
+    .write_to(&mut b)
+    .expect("write to a Vec");
+    b
+}
+
+fn end(content: &[u8]) -> Vec<u8> {
+    EndRecord {
+        content_length: content.len() as u64,
+        content_check: xxhash_rust::xxh3::xxh3_64(content),
+    }
+    .to_bytes()
+    .to_vec()
+}
+
+fn main() {
+    let write = std::env::args().any(|a| a == "--write");
+    let mut files = Files::new();
+    golden_files(&mut files);
+    must_fail(&mut files);
+    lossy_files(&mut files); // issue 21
+    prior_files(&mut files); // issue 20
+    let dir = golden_dir();
+    let mut changed = 0;
+    for (path, bytes) in &files {
+        let full = dir.join(path);
+        let old = std::fs::read(&full).ok();
+        if old.as_deref() == Some(&bytes[..]) {
+            continue;
+        }
+        changed += 1;
+        println!(
+            "{} {path} ({} bytes)",
+            if old.is_some() { "changed" } else { "new" },
+            bytes.len()
+        );
+        if write {
+            std::fs::create_dir_all(full.parent().expect("parent")).expect("create folder");
+            std::fs::write(&full, bytes).expect("write");
+        }
+    }
+    for sub in ["v1", "must-fail", "lossy-v2", "prior-v1"] {
+        for e in std::fs::read_dir(dir.join(sub)).into_iter().flatten() {
+            let p = e.expect("entry").path();
+            let rel = format!("{sub}/{}", file_name(&p));
+            if !files.contains_key(&rel) {
+                println!("stale {rel} (not written by this generator; remove it by hand)");
+            }
+        }
+    }
+    println!(
+        "{} files, {changed} new or changed{}",
+        files.len(),
+        if write || changed == 0 {
+            ""
+        } else {
+            " (rerun with --write to write them)"
+        }
+    );
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .expect("file name")
+        .to_string_lossy()
+        .into_owned()
+}

@@ -1,0 +1,71 @@
+//! The prior files and the archives coded with them (tests/golden/prior-v1).
+
+#[allow(unused_imports)]
+use super::*;
+
+/// Issue 20: priors (doc/FORMAT.md section 11). Two prior files trained on the
+/// first 2000 bytes of `grammar.lsp` (presets fast and default), and archives
+/// coded with them; `prior-v1/MANIFEST.tsv` pins each prior's id and each
+/// archive's input. Prior files of version 1 must load, and these archives
+/// decode, forever.
+pub(crate) fn prior_files(files: &mut Files) {
+    use sep::{Preset, Prior};
+    let dir = golden_dir().join("inputs");
+    let grammar = std::fs::read(dir.join("grammar.lsp")).expect("input");
+    let mut manifest = String::from(
+        "# file\tprior file (archives) or samples (priors)\tinput\tbytes\txxh3_64 of the input, or the prior id\n",
+    );
+    // "fast" is the fast preset of the release that wrote these files (CM
+    // revision 0, before revision 3 became `fast`), pinned.
+    let fast_r0 = Model::Mix(MixConfig {
+        cm: CmConfig {
+            orders: 0b0010_1111,
+            word: true,
+            sparse: false,
+            record: true,
+            long: 0,
+            match_min: 5,
+            match2_min: 0,
+            table_bits: 22,
+            match_bits: 22,
+            selectors: 0xF,
+            apms: 1,
+            image: true,
+            revision: 0,
+        },
+        neural: None,
+        serial: None,
+    });
+    for (name, model) in [
+        ("fast", fast_r0),
+        ("default", Model::mix_preset(Preset::Default)),
+    ] {
+        let bytes = Prior::train(&model, &[&grammar[..2000]]).expect("train");
+        let prior = Prior::from_bytes(&bytes).expect("load");
+        let prior_name = format!("{name}.grammar-head.sepp");
+        manifest += &format!(
+            "{prior_name}\tgrammar.lsp[..2000]\t-\t{}\t{}\n",
+            bytes.len(),
+            prior.id_hex()
+        );
+        files.insert(format!("prior-v1/{prior_name}"), bytes);
+        for input in ["grammar.lsp", "obj1.head4096"] {
+            let data = std::fs::read(dir.join(input)).expect("input");
+            let options = Options {
+                model: prior.model(),
+                prior: Some(prior.clone()),
+                ..Options::default()
+            };
+            let archive = sep::compress(&data, &options).expect("compress");
+            let short = input.split('.').next().expect("name");
+            let archive_name = format!("{name}.{short}.sep");
+            manifest += &format!(
+                "{archive_name}\t{prior_name}\t{input}\t{}\t{:016x}\n",
+                data.len(),
+                xxhash_rust::xxh3::xxh3_64(&data)
+            );
+            files.insert(format!("prior-v1/{archive_name}"), archive);
+        }
+    }
+    files.insert("prior-v1/MANIFEST.tsv".into(), manifest.into_bytes());
+}
