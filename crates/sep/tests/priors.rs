@@ -50,7 +50,7 @@ fn decode(archive: &[u8], p: Option<&Prior>, threads: usize) -> sep::Result<Vec<
 
 #[test]
 fn a_prior_round_trips_and_pays() {
-    for preset in [Preset::Fast, Preset::Default] {
+    for preset in [Preset::Default, Preset::Max] {
         let p = prior(preset, 0);
         let file = record(1000);
         let with = sep::compress(&file, &options(&p)).unwrap();
@@ -76,7 +76,7 @@ fn a_prior_round_trips_and_pays() {
 
 #[test]
 fn archives_are_the_same_for_every_thread_count() {
-    let p = prior(Preset::Fast, 0);
+    let p = prior(Preset::Default, 0);
     let data: Vec<u8> = (2000..2012).flat_map(record).collect();
     let base = Options {
         block_size: Some(4096),
@@ -105,8 +105,8 @@ fn archives_are_the_same_for_every_thread_count() {
 
 #[test]
 fn the_wrong_prior_or_none_fails_before_output() {
-    let p = prior(Preset::Fast, 0);
-    let q = prior(Preset::Fast, 50);
+    let p = prior(Preset::Default, 0);
+    let q = prior(Preset::Default, 50);
     let archive = sep::compress(&record(7), &options(&p)).unwrap();
     match decode(&archive, None, 1) {
         Err(Error::PriorNeeded { id }) => assert_eq!(id, p.id_hex()),
@@ -127,11 +127,11 @@ fn the_wrong_prior_or_none_fails_before_output() {
 
 #[test]
 fn a_prior_for_another_model_is_refused() {
-    let p = prior(Preset::Fast, 0);
+    let p = prior(Preset::Default, 0);
     let e = sep::compress(
         &record(3),
         &Options {
-            model: Model::mix_preset(Preset::Default),
+            model: Model::mix_preset(Preset::Max),
             prior: Some(p.clone()),
             ..Options::default()
         },
@@ -142,7 +142,7 @@ fn a_prior_for_another_model_is_refused() {
 
 #[test]
 fn empty_input_needs_no_prior() {
-    let p = prior(Preset::Fast, 0);
+    let p = prior(Preset::Default, 0);
     let archive = sep::compress(b"", &options(&p)).unwrap();
     assert_eq!(sep::decompress(&archive).unwrap(), b"");
 }
