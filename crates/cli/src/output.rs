@@ -147,6 +147,10 @@ impl Output {
                     // Best effort, as zstd: a file system without owners,
                     // permissions or times still gets its data.
                     copy_attributes(temp.file().as_file(), meta);
+                } else {
+                    // No input file to copy from (standard input, sep train):
+                    // the mode a new file gets, not the temporary file's 0600.
+                    default_mode(temp.file().as_file());
                 }
                 temp.file()
                     .as_file()
@@ -189,6 +193,26 @@ pub fn output_mode(mode: u32, owner_kept: bool, group_kept: bool) -> u32 {
         m &= !0o2000;
     }
     m
+}
+
+/// Gives `f` the mode `open(2)` gives a new file: 0666 without the process's
+/// umask (read from /proc/self/status; 022 where that is unavailable).
+fn default_mode(f: &File) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let umask = std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("Umask:"))
+                    .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+            })
+            .unwrap_or(0o022);
+        let _ = f.set_permissions(std::fs::Permissions::from_mode(0o666 & !umask));
+    }
+    #[cfg(not(unix))]
+    let _ = f;
 }
 
 /// Owner and group first (where permitted), then the mode (without

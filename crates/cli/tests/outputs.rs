@@ -360,3 +360,39 @@ fn setuid_is_dropped_when_the_owner_cannot_be_kept() {
     assert_eq!((m.uid(), m.gid()), (65534, 65534));
     assert_eq!(m.mode() & 0o7777, 0o755, "setuid and setgid dropped");
 }
+
+/// An output with no input file to copy a mode from (standard input to `-o`,
+/// `sep train`) gets the mode a new file gets under the umask, like zstd's,
+/// not the temporary file's 0600.
+#[test]
+fn outputs_without_an_input_file_get_the_umask_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("sep");
+    let input = dir.path().join("in.txt");
+    fs::write(&input, text(20_000)).unwrap();
+    let samples = dir.path().join("samples");
+    fs::create_dir(&samples).unwrap();
+    fs::write(samples.join("a.txt"), text(8_000)).unwrap();
+    for (umask, want) in [("022", 0o644), ("077", 0o600), ("002", 0o664)] {
+        let out = dir.path().join(format!("out-{umask}.sep"));
+        let prior = dir.path().join(format!("p-{umask}.sepp"));
+        let script = format!(
+            "umask {umask} && {bin} -q -m order2 -o {out} < {input} && {bin} train -q -p default -o {prior} {samples}",
+            bin = bin.display(),
+            out = out.display(),
+            input = input.display(),
+            prior = prior.display(),
+            samples = samples.display()
+        );
+        let st = std::process::Command::new("sh")
+            .args(["-c", &script])
+            .status()
+            .unwrap();
+        assert!(st.success(), "{script}");
+        for p in [&out, &prior] {
+            let mode = fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, want, "{} under umask {umask}", p.display());
+        }
+    }
+}
