@@ -49,6 +49,7 @@ import os
 from ._sep import (
     FORMAT_VERSION,
     MAX_THREADS,
+    Prior,
     SepCompressor,
     SepDecompressor,
     SepError,
@@ -63,6 +64,7 @@ from ._sep import (
 __all__ = [
     "FORMAT_VERSION",
     "MAX_THREADS",
+    "Prior",
     "SepCompressor",
     "SepDecompressor",
     "SepError",

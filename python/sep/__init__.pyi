@@ -9,6 +9,7 @@ from ._sep import (
     MAX_THREADS as MAX_THREADS,
     Buffer,
     Preset,
+    Prior as Prior,
     SepCompressor as SepCompressor,
     SepDecompressor as SepDecompressor,
     SepError as SepError,

@@ -23,12 +23,31 @@ def compress(
     threads: int = 1,
     block_size: Optional[int] = None,
     seek_table: bool = False,
+    prior: Optional[Prior] = None,
 ) -> bytes:
     """Compresses ``data`` into a complete archive (what ``sep -c`` writes;
-    with ``seek_table``, ``sep -c --seek-table``)."""
+    with ``seek_table``, ``sep -c --seek-table``; with ``prior``,
+    ``sep --prior FILE``, whose model is used when ``preset`` is None)."""
 
-def decompress(data: Buffer, threads: int = 1, max_output: Optional[int] = None) -> bytes:
-    """Decompresses a complete archive (or several concatenated ones)."""
+def decompress(
+    data: Buffer,
+    threads: int = 1,
+    max_output: Optional[int] = None,
+    prior: Optional[Prior] = None,
+) -> bytes:
+    """Decompresses a complete archive (or several concatenated ones); an
+    archive coded with a prior needs the same ``Prior``."""
+
+class Prior:
+    """A prior file (what ``sep train`` writes), loaded once and shared."""
+
+    def __init__(self, data: Buffer) -> None: ...
+    @staticmethod
+    def train(samples: List[Buffer], preset: Preset = None) -> bytes:
+        """Trains a prior on ``samples`` and returns the prior file's bytes."""
+    @property
+    def id(self) -> str:
+        """The prior's id, 32 hexadecimal digits."""
 
 class SepCompressor:
     """An incremental compressor; ``compress`` then ``flush``."""

@@ -18,6 +18,7 @@ use std::io::{self, Cursor, Read, Write};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 mod lossy; // issue 22: sep.compress_array / decompress_array
+mod prior; // issue 20: sep.Prior
 mod range; // issue 22: SepFile.seek()
 mod stream;
 use stream::*;
@@ -130,14 +131,16 @@ fn options(
     Ok(options)
 }
 
-/// compress(data, preset=None, threads=1, block_size=None, seek_table=False)
+/// compress(data, preset=None, threads=1, block_size=None, seek_table=False, prior=None)
 /// --
 ///
 /// Compresses `data` into a complete archive, the same bytes `sep -c` writes
 /// for a file holding `data` with the same settings (`seek_table`: `sep -c
-/// --seek-table`, an index of the blocks for random access).
+/// --seek-table`, an index of the blocks for random access; `prior`: a
+/// `sep.Prior`, as `sep --prior FILE`, whose model is used when `preset` is
+/// None).
 #[pyfunction]
-#[pyo3(signature = (data, preset=None, threads=1, block_size=None, seek_table=false))]
+#[pyo3(signature = (data, preset=None, threads=1, block_size=None, seek_table=false, prior=None))]
 fn compress<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
@@ -145,11 +148,18 @@ fn compress<'py>(
     threads: usize,
     block_size: Option<u32>,
     seek_table: bool,
+    prior: Option<PyRef<'py, prior::PyPrior>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let options = sep::Options {
+    let mut options = sep::Options {
         seek_table,
         ..options(preset, threads, block_size)?
     };
+    if let Some(p) = prior {
+        if preset.is_none() {
+            options.model = p.inner.model();
+        }
+        options.prior = Some(p.inner.clone());
+    }
     let data = data_of(py, data)?;
     let archive = py
         .detach(|| sep::compress(&data, &options))
@@ -157,22 +167,26 @@ fn compress<'py>(
     Ok(PyBytes::new(py, &archive))
 }
 
-/// decompress(data, threads=1, max_output=None)
+/// decompress(data, threads=1, max_output=None, prior=None)
 /// --
 ///
-/// Decompresses a complete archive (or several concatenated ones).
+/// Decompresses a complete archive (or several concatenated ones); an archive
+/// coded with a prior needs the same `sep.Prior`.
 #[pyfunction]
-#[pyo3(signature = (data, threads=1, max_output=None))]
+#[pyo3(signature = (data, threads=1, max_output=None, prior=None))]
 fn decompress<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     threads: usize,
     max_output: Option<u64>,
+    prior: Option<PyRef<'py, prior::PyPrior>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let data = data_of(py, data)?;
+    let prior = prior.map(|p| p.inner.clone());
     let out = py
         .detach(|| -> sep::Result<Vec<u8>> {
             let mut dec = sep::Decoder::new(&data[..])?
+                .with_prior(prior)
                 .with_threads(threads)
                 .with_max_output(max_output);
             let mut out = Vec::new();
@@ -450,6 +464,7 @@ fn _sep(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decompress, m)?)?;
     m.add_class::<SepCompressor>()?;
     m.add_class::<SepDecompressor>()?;
+    m.add_class::<prior::PyPrior>()?;
     m.add_class::<range::RangeReader>()?;
     m.add_function(wrap_pyfunction!(range::content_length, m)?)?;
     m.add_function(wrap_pyfunction!(lossy::compress_array, m)?)?;
