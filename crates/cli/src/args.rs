@@ -204,10 +204,10 @@ pub struct Args {
 pub const AFTER_HELP: &str = "\
 Levels (-1 .. -9, --fast = -1, --best = -9; without one: -6):
   level  model, preset   compresses at (CPU)  bench set, 17.5 MB
-  -1     order2          2.9 MB/s             ratio 2.51
-  -2 -3  mix, fast       0.93 MB/s            ratio 3.33
-  -4..6  mix, default    0.22 MB/s            ratio 4.13
-  -7..9  mix, max        0.21 MB/s            ratio 4.14
+  -1     order2          2.65 MB/s            ratio 2.51
+  -2 -3  mix, fast       1.10 MB/s            ratio 3.33
+  -4..6  mix, default    0.148 MB/s           ratio 4.20
+  -7..9  mix, max        0.147 MB/s           ratio 4.22
   A level sets -m and -p; it cannot be combined with them.
 
 Commands:
