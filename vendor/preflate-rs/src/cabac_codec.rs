@@ -76,7 +76,20 @@ impl<CTX> PredictionCabacContext<CTX> {
         context_bits: &mut [CTX; N],
         reader: &mut R,
     ) -> u32 {
-        let bits_found = reader.get_unary_encoded(context).unwrap();
+        // sep patch: the unary length of a u32 is at most 32; cabac's
+        // get_unary_encoded has no bound, and on crafted data (or past the end of
+        // the stream) it can read ones for ever. Same contexts and order as
+        // get_unary_encoded, stopped after 33 ones (which no encoder writes).
+        let mut bits_found = 0usize;
+        loop {
+            if bits_found > 32 {
+                return u32::MAX;
+            }
+            if !reader.get(&mut context[bits_found.min(N - 1)]).unwrap() {
+                break;
+            }
+            bits_found += 1;
+        }
 
         match bits_found {
             0 => 0,
