@@ -89,10 +89,11 @@ impl MixConfig {
             // change, and those shrink (README, "Presets and ablation").
             // CM revision 2 (text, code and markup contexts, more selectors
             // and APMs; the float-array and adaptive pixel models): README,
-            // "CM revision 2".
+            // "CM revision 2". CM revision 4 (section 4.15): revision 2
+            // plus the models of issues 16-18's second round.
             Preset::Default => Some(MixConfig {
                 cm: CmConfig {
-                    revision: 2,
+                    revision: 4,
                     ..full_cm(26)
                 },
                 neural: None,
@@ -103,7 +104,7 @@ impl MixConfig {
             Preset::Max => Some(MixConfig {
                 cm: CmConfig {
                     match_bits: 24,
-                    revision: 2,
+                    revision: 4,
                     ..full_cm(27)
                 },
                 neural: None,
@@ -235,16 +236,18 @@ mod tests {
 
     #[test]
     fn cm_revision_travels_in_params_byte_1() {
-        let r2 = MixConfig::preset(Preset::Default).expect("mix preset");
-        assert_eq!(r2.cm.revision, 2);
-        let p = params::write_mix(&r2);
-        assert_eq!(p[1], 2);
-        assert_eq!(params::read_mix(&p, 1, 0), Ok(r2.clone()));
-        let mut r1 = p.clone();
-        r1[1] = 1;
-        assert_eq!(params::read_mix(&r1, 1, 0).unwrap().cm.revision, 1);
+        let r4 = MixConfig::preset(Preset::Default).expect("mix preset");
+        assert_eq!(r4.cm.revision, 4);
+        let p = params::write_mix(&r4);
+        assert_eq!(p[1], 4);
+        assert_eq!(params::read_mix(&p, 1, 0), Ok(r4.clone()));
+        for r in [1, 2] {
+            let mut older = p.clone();
+            older[1] = r;
+            assert_eq!(params::read_mix(&older, 1, 0).unwrap().cm.revision, r);
+        }
         let mut bad = p.clone();
-        bad[1] = 3;
+        bad[1] = 5;
         assert!(
             params::read_mix(&bad, 1, 0)
                 .unwrap_err()
@@ -293,7 +296,7 @@ mod tests {
         bad[4 + 5] = 0; // match_min
         assert!(params::read_mix(&bad, 1, 0).is_err());
         bad = p;
-        bad[1] = 4;
+        bad[1] = 5;
         assert!(params::read_mix(&bad, 1, 0).is_err());
         // Its memory estimate is its own (a 4 MiB table, a 4 MiB match table).
         let m = f.memory_bytes(1 << 24);

@@ -98,8 +98,8 @@ fn u32_at(b: &[u8], at: usize) -> u32 {
 fn mix_of(model: &Model) -> Result<MixConfig> {
     match model {
         // CM revision 3 (the `fast` preset's FastCm) has no state walk yet.
-        Model::Mix(m) if m.cm.revision >= 3 => Err(Error::InvalidOption(format!(
-            "priors need CM revision 0 to 2 (presets default and max); the fast preset's CM revision {} has no prior support yet",
+        Model::Mix(m) if m.cm.revision == 3 => Err(Error::InvalidOption(format!(
+            "priors need CM revision 0, 1, 2 or 4 (presets default and max); the fast preset's CM revision {} has no prior support yet",
             m.cm.revision
         ))),
         Model::Mix(m) if m.neural.is_none() && m.serial.is_none() => Ok(m.clone()),
@@ -199,9 +199,9 @@ impl Prior {
                 "model parameters with a network (priors hold the CM only)",
             ));
         }
-        if mix.cm.revision >= 3 {
+        if mix.cm.revision == 3 {
             return Err(bad(format!(
-                "CM revision {} (priors exist for revisions 0 to 2)",
+                "CM revision {} (priors exist for revisions 0, 1, 2 and 4)",
                 mix.cm.revision
             )));
         }

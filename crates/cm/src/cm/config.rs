@@ -45,8 +45,9 @@ pub struct CmConfig {
     /// two APMs, and the structured-data models (float arrays found from
     /// statistics, an adaptive pixel predictor) of section 4.12; 3 is the
     /// lean model of the `fast` preset ([`FastCm`](crate::FastCm), section
-    /// 4.14), which reads only `table_bits`, `match_bits` and `match_min`.
-    /// Not part of
+    /// 4.14), which reads only `table_bits`, `match_bits` and `match_min`;
+    /// 4 is revision 2 plus the models of section 4.15 (`revision >= 4`
+    /// gates each of them). Not part of
     /// `sep::params::write_cm`:
     /// the mix parameters carry it.
     pub revision: u8,
@@ -111,8 +112,8 @@ impl CmConfig {
                 self.selectors
             ));
         }
-        if self.revision > 3 {
-            return Err(format!("CM revision {} unknown (0 to 3)", self.revision));
+        if self.revision > 4 {
+            return Err(format!("CM revision {} unknown (0 to 4)", self.revision));
         }
         if self.revision == 3 {
             if self.match_min == 0 {
@@ -147,6 +148,7 @@ impl CmConfig {
             match self.revision {
                 0 => "",
                 3 => "-fast",
+                4 => "4",
                 _ => "2",
             },
             if orders.is_empty() {

@@ -181,8 +181,9 @@ fn models() -> Vec<(&'static str, Model)> {
         ),
         ("default-r1", default_r(1)),
         ("default-r2", default_r(2)),
-        // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13).
-        ("ultra", Model::mix_preset(Preset::Ultra)),
+        // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13),
+        // pinned at CM revision 2 (the revision `max` had then).
+        ("ultra", ultra_r2()),
         // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
         // section 4.14).
         ("fast-r3", fast_r3()),
@@ -214,13 +215,27 @@ fn fast_r3() -> Model {
 }
 
 /// The `default` preset with CM revision 0.
+/// `ultra` as it was written with CM revision 2 (pinned).
+fn ultra_r2() -> Model {
+    match Model::mix_preset(Preset::Ultra) {
+        Model::Mix(m) => Model::Mix(MixConfig {
+            cm: CmConfig {
+                revision: 2,
+                ..m.cm
+            },
+            ..m
+        }),
+        other => other,
+    }
+}
+
 fn default_r0() -> Model {
     default_r(0)
 }
 
 /// The `default` preset with CM revision `revision` (pinned: the archives
 /// of an older revision must not change when the default moves on).
-fn default_r(revision: u8) -> Model {
+pub(crate) fn default_r(revision: u8) -> Model {
     let cm = MixConfig::preset(Preset::Default).expect("mix preset").cm;
     Model::Mix(MixConfig {
         cm: CmConfig { revision, ..cm },

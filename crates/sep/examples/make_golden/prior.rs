@@ -9,7 +9,7 @@ use super::*;
 /// archive's input. Prior files of version 1 must load, and these archives
 /// decode, forever.
 pub(crate) fn prior_files(files: &mut Files) {
-    use sep::{Preset, Prior};
+    use sep::Prior;
     let dir = golden_dir().join("inputs");
     let grammar = std::fs::read(dir.join("grammar.lsp")).expect("input");
     let mut manifest = String::from(
@@ -38,7 +38,9 @@ pub(crate) fn prior_files(files: &mut Files) {
     });
     for (name, model) in [
         ("fast", fast_r0),
-        ("default", Model::mix_preset(Preset::Default)),
+        // The default of the release that wrote these files (CM revision
+        // 2), pinned.
+        ("default", super::default_r(2)),
     ] {
         let bytes = Prior::train(&model, &[&grammar[..2000]]).expect("train");
         let prior = Prior::from_bytes(&bytes).expect("load");
