@@ -98,12 +98,18 @@ impl Ctx<'_> {
                 PROGRAM_MEMORY + info.decoder_memory(1),
                 PROGRAM_MEMORY + info.decoder_memory(self.threads),
             );
+            // Without the prior's model and samples (the lister has no prior).
+            let plus = if h.prior_id.is_some() {
+                ", plus the prior's"
+            } else {
+                ""
+            };
             if all == one {
-                writeln!(o, "  memory          {} to decode", human_bytes(one))?;
+                writeln!(o, "  memory          {} to decode{plus}", human_bytes(one))?;
             } else {
                 writeln!(
                     o,
-                    "  memory          {} to decode with -T1, {} with -T{}",
+                    "  memory          {} to decode with -T1, {} with -T{}{plus}",
                     human_bytes(one),
                     human_bytes(all),
                     self.threads

@@ -194,22 +194,31 @@ fn run<C: Coder>(
     }
 }
 
+/// Calls `code` for every position of `range` in chunks of 4096, checking
+/// `cancel` before each chunk and reporting each chunk's bytes to it (one
+/// shared atomic add per chunk, not per byte). Returns `false` when
+/// cancelled.
+fn chunked(range: std::ops::Range<usize>, cancel: &Cancel, mut code: impl FnMut(usize)) -> bool {
+    let mut pos = range.start;
+    while pos < range.end {
+        if cancel.is_set() {
+            return false;
+        }
+        let end = (pos + 4096).min(range.end);
+        (pos..end).for_each(&mut code);
+        cancel.advance((end - pos) as u64);
+        pos = end;
+    }
+    true
+}
+
 /// CM revision 3 (`sep_cm::FastCm`, doc/FORMAT.md section 4.14): the block
 /// as one stream, byte after byte.
 fn run_fast<C: Coder>(config: &CmConfig, data: &mut [u8], coder: &mut C, cancel: &Cancel) {
     let mut model = FastCm::new(config, data.len());
-    let mut pos = 0;
-    while pos < data.len() {
-        if cancel.is_set() {
-            return;
-        }
-        let end = (pos + 4096).min(data.len());
-        for p in pos..end {
-            model.code_byte(coder, data, p);
-        }
-        cancel.advance((end - pos) as u64);
-        pos = end;
-    }
+    chunked(0..data.len(), cancel, |p| {
+        model.code_byte(coder, data, p);
+    });
 }
 
 /// Codes (or decodes) `data` in place as the continuation of `prior`'s
@@ -222,18 +231,12 @@ fn run_prior<C: Coder>(prior: &crate::Prior, data: &mut [u8], coder: &mut C, can
     let mut buf = Vec::with_capacity(h + data.len());
     buf.extend_from_slice(history);
     buf.extend_from_slice(data);
-    let mut unreported = 0u64;
-    for pos in h..buf.len() {
-        if unreported == 0 && cancel.is_set() {
-            return;
-        }
+    let n = buf.len();
+    if chunked(h..n, cancel, |pos| {
         cm.code_byte(coder, &mut st, &mut buf, pos, &Sequential(pos), None);
-        unreported += 1;
-        if unreported == 4096 || pos + 1 == buf.len() {
-            cancel.advance(std::mem::take(&mut unreported));
-        }
+    }) {
+        data.copy_from_slice(&buf[h..]);
     }
-    data.copy_from_slice(&buf[h..]);
 }
 
 /// Codes a block with a prior into one stream.

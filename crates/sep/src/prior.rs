@@ -317,6 +317,27 @@ impl Prior {
         self.0.cm.memory_bytes() + 2 * self.0.history.len() as u64
     }
 
+    /// Bytes the loaded prior itself holds, once per process however many
+    /// blocks use it: its snapshot and samples, and the model restored when it
+    /// was loaded until the first block takes it.
+    pub fn held_bytes(&self) -> u64 {
+        let first = self
+            .0
+            .first
+            .lock()
+            .map_or(0, |f| f.as_ref().map_or(0, |_| self.0.cm.memory_bytes()));
+        (self.0.snapshot.len() + self.0.history.len()) as u64 + first
+    }
+
+    /// The memory one worker holds coding a block of up to `block` bytes
+    /// with it: the restored model, its history and the block buffer (what
+    /// the loaded prior holds comes once: [`held_bytes`](Self::held_bytes)).
+    pub(crate) fn worker_memory(&self, block: u64) -> u64 {
+        self.memory_bytes()
+            .saturating_add(block)
+            .saturating_add(64 << 10)
+    }
+
     /// The samples (the history a block coded with it continues).
     pub(crate) fn history(&self) -> &[u8] {
         &self.0.history

@@ -63,14 +63,23 @@ impl ArchiveInfo {
     /// the same bound, from the header alone, and checks each segmented
     /// block's before decoding it.
     pub fn decoder_memory(&self, threads: usize) -> u64 {
+        self.decoder_memory_with(threads, None)
+    }
+
+    /// [`decoder_memory`](Self::decoder_memory) for an archive coded with
+    /// `prior` (issue 20): each worker holds the prior's restored model, its
+    /// samples and the block ([`Prior::memory_bytes`](crate::Prior::memory_bytes)
+    /// plus the block) instead of a fresh model when that is more, and the
+    /// loaded prior holds [`Prior::held_bytes`](crate::Prior::held_bytes) once.
+    pub fn decoder_memory_with(&self, threads: usize, prior: Option<&crate::Prior>) -> u64 {
         let block = u64::from(self.header.block_size).min(self.content_length.max(1));
-        memory_bound(
+        with_prior(
             &self.model,
             block,
             self.blocks,
-            block,
             threads,
             self.segmented_memory,
+            prior.filter(|_| self.header.prior_id.is_some()),
         )
     }
 }
@@ -106,7 +115,9 @@ pub fn model_memory_bound(model: &ModelConfig, block: u64) -> u64 {
 
 /// The memory bound of the archive being read, from its header alone, with
 /// `threads` threads: blocks of `block_size` (or the declared content length, if
-/// smaller), payloads as large as blocks.
+/// smaller), payloads as large as blocks. With a prior (issue 20), each
+/// worker's restored model and history and what the loaded prior holds are
+/// counted too.
 pub(super) fn header_memory(walk: &Walk, threads: usize) -> u64 {
     let h = &walk.header;
     let block_size = u64::from(h.block_size);
@@ -114,7 +125,32 @@ pub(super) fn header_memory(walk: &Walk, threads: usize) -> u64 {
         Some(n) => (block_size.min(n.max(1)), n.div_ceil(block_size).max(1)),
         None => (block_size, u64::MAX),
     };
-    memory_bound(&walk.config, block, blocks, block, threads, 0)
+    let prior = walk.prior.as_ref().filter(|_| h.prior_id.is_some());
+    with_prior(&walk.config, block, blocks, threads, 0, prior)
+}
+
+/// [`memory_bound`] with payloads as large as blocks, and `prior`'s memory
+/// when blocks are coded with one.
+fn with_prior(
+    model: &ModelConfig,
+    block: u64,
+    blocks: u64,
+    threads: usize,
+    segmented: u64,
+    prior: Option<&crate::Prior>,
+) -> u64 {
+    match prior {
+        Some(p) => memory_bound(
+            model,
+            block,
+            blocks,
+            block,
+            threads,
+            segmented.max(p.worker_memory(block)),
+        )
+        .saturating_add(p.held_bytes()),
+        None => memory_bound(model, block, blocks, block, threads, segmented),
+    }
 }
 
 /// [`ArchiveInfo::decoder_memory`] for `blocks` blocks of up to `block` bytes

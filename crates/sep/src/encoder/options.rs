@@ -187,7 +187,15 @@ impl Options {
         } else {
             model
         };
-        Ok(threads.min(blocks) * worker + (threads + 2).min(blocks.saturating_add(1)) * 2 * block)
+        // A prior's blocks (issue 20) restore its model and continue its
+        // samples; the loaded prior is held once.
+        let (worker, held) = match &self.prior {
+            Some(p) => (worker.max(p.worker_memory(block)), p.held_bytes()),
+            None => (worker, 0),
+        };
+        Ok(threads.min(blocks) * worker
+            + (threads + 2).min(blocks.saturating_add(1)) * 2 * block
+            + held)
     }
 
     /// The header an encoder with these options writes.
