@@ -48,24 +48,17 @@ fn train_compress_list_decompress() {
     let again = train(dir.path(), &samples, "q.sepp");
     assert_eq!(fs::read(&prior).unwrap(), fs::read(&again).unwrap());
     let data = fs::read(&file).unwrap();
-    let with = sep()
-        .arg("--prior")
-        .arg(&prior)
-        .args(["-q", "-c"])
-        .arg(&file)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let without = sep()
-        .args(["-p", "default", "-q", "-c"])
-        .arg(&file)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    // stdout of a successful `sep [--prior PRIOR] ARGS... PATH`.
+    let run = |prior: Option<&Path>, args: &[&str], path: &Path| {
+        let mut cmd = sep();
+        if let Some(p) = prior {
+            cmd.arg("--prior").arg(p);
+        }
+        let out = cmd.args(args).arg(path).assert().success();
+        out.get_output().stdout.clone()
+    };
+    let with = run(Some(&prior), &["-q", "-c"], &file);
+    let without = run(None, &["-p", "default", "-q", "-c"], &file);
     assert!(
         with.len() * 10 < without.len() * 9,
         "{} with the prior, {} without",
@@ -73,58 +66,22 @@ fn train_compress_list_decompress() {
         without.len()
     );
     // -T1 and -T2 write the same archive.
-    let t2 = sep()
-        .arg("--prior")
-        .arg(&prior)
-        .args(["-q", "-c", "-T2", "-B", "4K"])
-        .arg(&file)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let t1 = sep()
-        .arg("--prior")
-        .arg(&prior)
-        .args(["-q", "-c", "-T1", "-B", "4K"])
-        .arg(&file)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let t2 = run(Some(&prior), &["-q", "-c", "-T2", "-B", "4K"], &file);
+    let t1 = run(Some(&prior), &["-q", "-c", "-T1", "-B", "4K"], &file);
     assert_eq!(t1, t2);
     let archive = dir.path().join("x.txt.sep");
     fs::write(&archive, &with).unwrap();
     // -l shows the prior's id (the one sep train printed: its hash).
-    let listing = sep().arg("-l").arg(&archive).assert().success();
-    let out = String::from_utf8(listing.get_output().stdout.clone()).unwrap();
+    let out = String::from_utf8(run(None, &["-l"], &archive)).unwrap();
     assert!(out.contains("prior "), "{out}");
-    sep()
-        .args(["-l", "-v"])
-        .arg(&archive)
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("  prior "));
+    // -l -v: the id, and that the memory shown leaves the prior's out.
+    let out = String::from_utf8(run(None, &["-l", "-v"], &archive)).unwrap();
+    assert!(out.contains("  prior "), "{out}");
+    assert!(out.contains("plus the prior's"), "{out}");
     // Decompress and test with the prior.
-    let back = sep()
-        .arg("--prior")
-        .arg(&prior)
-        .args(["-d", "-c"])
-        .arg(&archive)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let back = run(Some(&prior), &["-d", "-c"], &archive);
     assert_eq!(back, data);
-    sep()
-        .arg("--prior")
-        .arg(&prior)
-        .arg("-t")
-        .arg(&archive)
-        .assert()
-        .success();
+    run(Some(&prior), &["-t"], &archive);
 }
 
 #[test]
