@@ -138,19 +138,19 @@ impl<'a> State<'a> {
         bits + self.hist[512] as f64 * f64::from(self.dtype.bits()) + self.big_bits as f64
     }
 
-    /// The buckets of the neighbours at `delta` of point `i` (the fast
+    /// The buckets of the neighbours `near` of point `i` (the fast
     /// revision's model reads the first two only).
     #[inline]
-    fn context(&self, g: &Grid, coord: [usize; 4], i: usize, delta: &[[isize; 4]; 4]) -> [u8; 4] {
+    fn context(&self, g: &Grid, coord: [usize; 4], i: usize, near: &[Near; 4]) -> [u8; 4] {
         if self.fast {
             [
-                nb(g, &self.buckets, coord, i, delta[0]),
-                nb(g, &self.buckets, coord, i, delta[1]),
+                near[0].bucket(g, &self.buckets, coord, i),
+                near[1].bucket(g, &self.buckets, coord, i),
                 UNKNOWN,
                 UNKNOWN,
             ]
         } else {
-            delta.map(|dl| nb(g, &self.buckets, coord, i, dl))
+            near.map(|n| n.bucket(g, &self.buckets, coord, i))
         }
     }
 
@@ -179,9 +179,9 @@ impl<'a> State<'a> {
                 // The fast setting multiplies by 1/2e (the decoder never
                 // computes q; the reconstruction below is checked either way).
                 let q = if self.fast {
-                    ((x - pred) * self.inv_two_e).round()
+                    round_half_away((x - pred) * self.inv_two_e)
                 } else {
-                    ((x - pred) / self.two_e).round()
+                    round_half_away((x - pred) / self.two_e)
                 };
                 if q.is_finite() && q.abs() < f64::from(1u32 << MAX_BITS) {
                     let r = self.dtype.round(pred + q * self.two_e);
@@ -237,17 +237,66 @@ impl<'a> State<'a> {
     }
 }
 
+/// `v.round()` (half away from zero, the same result for every `v`) without
+/// the library call that `f64::round` is on x86-64: below 2^52 the integer
+/// part is `v as i64` and the fraction `v - trunc(v)` is exact. The sign of a
+/// zero result may differ from `round`'s; callers use the code as an integer.
 #[inline]
-fn nb(g: &Grid, buckets: &[u8], coord: [usize; 4], i: usize, delta: [isize; 4]) -> u8 {
-    let mut off: isize = 0;
-    for d in 0..4 {
-        let c = coord[d] as isize + delta[d];
-        if c < 0 || c >= g.dims[d] as isize {
-            return UNKNOWN;
+fn round_half_away(v: f64) -> f64 {
+    if v.abs() < 4_503_599_627_370_496.0 {
+        let t = v as i64 as f64;
+        let f = v - t;
+        if f >= 0.5 {
+            t + 1.0
+        } else if f <= -0.5 {
+            t - 1.0
+        } else {
+            t
         }
-        off += delta[d] * g.stride[d] as isize;
+    } else {
+        v.round()
     }
-    buckets[(i as isize + off) as usize]
+}
+
+/// A neighbour at a fixed displacement: its offset in the flat array and
+/// the dimensions it moves along (at most 4; `moves[..n]`), the only ones
+/// whose bounds need a check.
+#[derive(Debug, Clone, Copy)]
+struct Near {
+    off: isize,
+    moves: [(usize, isize); 4],
+    n: usize,
+}
+
+impl Near {
+    fn new(g: &Grid, delta: [isize; 4]) -> Near {
+        let mut near = Near {
+            off: 0,
+            moves: [(0, 0); 4],
+            n: 0,
+        };
+        for (d, &k) in delta.iter().enumerate() {
+            if k != 0 {
+                near.off += k * g.stride[d] as isize;
+                near.moves[near.n] = (d, k);
+                near.n += 1;
+            }
+        }
+        near
+    }
+
+    /// The bucket of this neighbour of point `i` at `coord`, or [`UNKNOWN`]
+    /// outside the grid.
+    #[inline]
+    fn bucket(&self, g: &Grid, buckets: &[u8], coord: [usize; 4], i: usize) -> u8 {
+        for &(d, k) in &self.moves[..self.n] {
+            let c = coord[d] as isize + k;
+            if c < 0 || c >= g.dims[d] as isize {
+                return UNKNOWN;
+            }
+        }
+        buckets[(i as isize + self.off) as usize]
+    }
 }
 
 fn unit(d: usize, k: isize) -> [isize; 4] {
@@ -320,6 +369,7 @@ fn lorenzo<C: CdfCoder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid, x:
             ]
         }
     };
+    let near = ctx_delta.map(|dl| Near::new(g, dl));
     let mut i = 0usize;
     for a in 0..g.dims[0] {
         for b in 0..g.dims[1] {
@@ -337,7 +387,7 @@ fn lorenzo<C: CdfCoder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid, x:
                     let ctx = if ENC && st.dry {
                         [UNKNOWN; 4]
                     } else {
-                        st.context(g, coord, i, &ctx_delta)
+                        st.context(g, coord, i, &near)
                     };
                     let xi = if ENC { x[i] } else { 0.0 };
                     st.point::<C, ENC>(c, i, pred, xi, ctx, 0);
@@ -379,6 +429,7 @@ fn interpolation<C: CdfCoder, const ENC: bool>(st: &mut State, c: &mut C, g: &Gr
                 other.map_or(unit(d, -3 * si), |o| unit(o, -si)),
                 third.map_or(unit(d, 3 * si), |o| unit(o, -si)),
             ];
+            let near = ctx_delta.map(|dl| Near::new(g, dl));
             let mut start = [0usize; 4];
             let mut step = [1usize; 4];
             for e in 0..4 {
@@ -421,7 +472,7 @@ fn interpolation<C: CdfCoder, const ENC: bool>(st: &mut State, c: &mut C, g: &Gr
                             let ctx = if ENC && st.dry {
                                 [UNKNOWN; 4]
                             } else {
-                                st.context(g, coord, i, &ctx_delta)
+                                st.context(g, coord, i, &near)
                             };
                             let xi = if ENC { x[i] } else { 0.0 };
                             st.point::<C, ENC>(c, i, pred, xi, ctx, level);
@@ -433,6 +484,50 @@ fn interpolation<C: CdfCoder, const ENC: bool>(st: &mut State, c: &mut C, g: &Gr
                 }
                 a += step[0];
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::round_half_away;
+
+    #[test]
+    fn round_half_away_is_round() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut values = vec![
+            0.5,
+            -0.5,
+            1.5,
+            -1.5,
+            2.5,
+            -2.5,
+            0.49999999999999994,
+            -0.49999999999999994,
+            4_503_599_627_370_495.5,
+            4_503_599_627_370_496.0,
+            -4_503_599_627_370_497.0,
+            1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            0.0,
+            -0.0,
+        ];
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Random magnitudes from 2^-20 to 2^60, both signs, and halves.
+            let m = (x >> 11) as f64 / (1u64 << 53) as f64;
+            let e = ((x & 0x7F) as i32 - 20).min(60);
+            let v = m * 2f64.powi(e) * if x & 0x80 != 0 { -1.0 } else { 1.0 };
+            values.push(v);
+            values.push(v.trunc() + 0.5);
+        }
+        for v in values {
+            let (a, b) = (round_half_away(v), v.round());
+            assert!(a == b || (a.is_nan() && b.is_nan()), "{v}: {a} vs {b}");
         }
     }
 }

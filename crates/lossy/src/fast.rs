@@ -52,11 +52,14 @@ impl CdfCoder for Decoder<'_> {
     fn code_cdf(&mut self, _sym: usize, cdf: &[u16; SYMBOLS + 1]) -> usize {
         let t = self.decode_target(TOTAL_BITS);
         // The symbol is the number of i in 1..SYMBOLS with cdf[i] + i <= t.
-        let mut sym = 0u32;
+        // In 16-bit lanes so that it vectorises: `c + i < 2^15 + 32` and
+        // `t < 2^15` fit a u16.
+        let t = t as u16;
+        let mut sym = 0u16;
         for (i, &c) in cdf[1..SYMBOLS].iter().enumerate() {
-            sym += u32::from(u32::from(c) + (i as u32) < t);
+            sym += u16::from(c + (i as u16) < t);
         }
-        let sym = sym as usize;
+        let sym = usize::from(sym);
         let (cum, freq) = interval(sym, cdf);
         self.decode_update(cum, freq, TOTAL_BITS);
         sym
@@ -96,13 +99,20 @@ impl Tables {
             6
         };
         self.count[ctx] = n.saturating_add(1);
-        let t = &mut self.cdf[ctx];
-        for (i, v) in t[1..SYMBOLS].iter_mut().enumerate() {
-            let x = i32::from(*v);
-            let target = ADAPT_TOTAL & -i32::from(i + 1 > s);
-            *v = (x + ((target - x) >> rate)) as u16;
+        // All 32 entries after `cdf[0]` in 16-bit lanes, so that the loop
+        // vectorises: entries stay within `0..=ADAPT_TOTAL` (< 2^15), so
+        // `target - x` fits an i16 and the result is the i32 formula's;
+        // `cdf[SYMBOLS]` is `ADAPT_TOTAL` with target `ADAPT_TOTAL` and stays.
+        let t: &mut [u16; SYMBOLS] = (&mut self.cdf[ctx][1..])
+            .try_into()
+            .expect("SYMBOLS entries after cdf[0]");
+        let s = s as u16;
+        for (i, v) in t.iter_mut().enumerate() {
+            let x = *v as i16;
+            let target = ADAPT_TOTAL as i16 & -i16::from(i as u16 >= s);
+            *v = x.wrapping_add(target.wrapping_sub(x) >> rate) as u16;
         }
-        s
+        usize::from(s)
     }
 }
 

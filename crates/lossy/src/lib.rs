@@ -310,30 +310,70 @@ pub fn is_lossy(bytes: &[u8]) -> bool {
 /// Fill values found in the data: the smallest or the largest finite value
 /// when it occurs at least `max(2, n/1000)` times and lies more than 100
 /// value ranges of the other values away from them (land masks such as
-/// `-1e34` or `-1e10` beside temperatures).
+/// `-1e34` or `-1e10` beside temperatures). `-0.0` counts as smaller than
+/// `0.0` when choosing the smallest and largest (any other value equal to
+/// them, by `==`, counts as an occurrence).
 pub fn detect_fills(values: &[f64]) -> Vec<f64> {
-    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    // Two passes over the values, no copy, each written so that it
+    // vectorises (selects, no branches): the finite values' count, min and
+    // max; then how often each occurs and the range of the others (without
+    // the min, without the max, without both), as the definition reads.
+    let (mut n, mut min, mut max) = (0usize, f64::INFINITY, f64::NEG_INFINITY);
+    for &v in values {
+        let f = v.is_finite();
+        n += usize::from(f);
+        min = if f && v < min { v } else { min };
+        max = if f && v > max { v } else { max };
+    }
     let mut fills = Vec::new();
-    if finite.len() < 4 {
+    if n < 4 {
         return fills;
     }
-    let min = finite.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    for cand in [min, max] {
+    // `-0.0` counts below `0.0` (`<` does not tell them apart, and which
+    // zero is a fill's bit pattern).
+    let zero = |neg: bool| {
+        values
+            .iter()
+            .any(|v| v.to_bits() == (0.0f64).to_bits() ^ (u64::from(neg) << 63))
+    };
+    if min == 0.0 {
+        min = if zero(true) { -0.0 } else { 0.0 };
+    }
+    if max == 0.0 {
+        max = if zero(false) { 0.0 } else { -0.0 };
+    }
+    let (mut count_min, mut count_max) = (0usize, 0usize);
+    let [mut a1, mut a2, mut a3] = [f64::INFINITY; 3];
+    let [mut b1, mut b2, mut b3] = [f64::NEG_INFINITY; 3];
+    for &v in values {
+        let f = v.is_finite();
+        let (not_min, not_max) = (f && v != min, f && v != max);
+        count_min += usize::from(v == min);
+        count_max += usize::from(v == max);
+        a1 = if not_min && v < a1 { v } else { a1 };
+        b1 = if not_min && v > b1 { v } else { b1 };
+        a2 = if not_max && v < a2 { v } else { a2 };
+        b2 = if not_max && v > b2 { v } else { b2 };
+        a3 = if not_min && not_max && v < a3 { v } else { a3 };
+        b3 = if not_min && not_max && v > b3 { v } else { b3 };
+    }
+    let (no_min, no_max, neither) = ((a1, b1), (a2, b2), (a3, b3));
+    for (cand, count) in [(min, count_min), (max, count_max)] {
         if fills.contains(&cand) {
             continue;
         }
-        let count = finite.iter().filter(|&&v| v == cand).count();
-        if count < 2.max(finite.len() / 1000) || count == finite.len() {
+        if count < 2.max(n / 1000) || count == n {
             continue;
         }
-        let (lo, hi) = finite
-            .iter()
-            .copied()
-            .filter(|&v| v != cand && !fills.contains(&v))
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
-                (a.min(v), b.max(v))
-            });
+        // The other values: without the candidate, and without the min when
+        // that is a fill already.
+        let (lo, hi) = if cand == min {
+            no_min
+        } else if fills.is_empty() {
+            no_max
+        } else {
+            neither
+        };
         let range = (hi - lo).max(f64::MIN_POSITIVE);
         let dist = if cand < lo { lo - cand } else { cand - hi };
         if dist > 100.0 * range {
@@ -486,4 +526,80 @@ pub fn compare(
     let b = dtype.decode(r);
     let fills: Vec<f64> = fills.iter().map(|&f| dtype.from_bits(f)).collect();
     Ok(stats_of(&a, &b, &fills))
+}
+
+#[cfg(test)]
+mod fill_tests {
+    use super::detect_fills;
+
+    /// The definition, read literally (the code before it made no copy).
+    fn reference(values: &[f64]) -> Vec<f64> {
+        let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+        let mut fills = Vec::new();
+        if finite.len() < 4 {
+            return fills;
+        }
+        let min = finite.iter().copied().min_by(f64::total_cmp).unwrap();
+        let max = finite.iter().copied().max_by(f64::total_cmp).unwrap();
+        for cand in [min, max] {
+            if fills.contains(&cand) {
+                continue;
+            }
+            let count = finite.iter().filter(|&&v| v == cand).count();
+            if count < 2.max(finite.len() / 1000) || count == finite.len() {
+                continue;
+            }
+            let (lo, hi) = finite
+                .iter()
+                .copied()
+                .filter(|&v| v != cand && !fills.contains(&v))
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                    (a.min(v), b.max(v))
+                });
+            let range = (hi - lo).max(f64::MIN_POSITIVE);
+            let dist = if cand < lo { lo - cand } else { cand - hi };
+            if dist > 100.0 * range {
+                fills.push(cand);
+            }
+        }
+        fills
+    }
+
+    #[test]
+    fn fills_as_defined() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for case in 0..400 {
+            let n = 1 + (next() % 3000) as usize;
+            let lo_fill = [-1e34, -9999.0, 0.0, -0.0][case % 4];
+            let hi_fill = [1e10, 1e34, 255.0][case % 3];
+            let v: Vec<f64> = (0..n)
+                .map(|_| match next() % 40 {
+                    0 if case % 5 != 0 => lo_fill,
+                    1 if case % 7 != 0 => hi_fill,
+                    2 if case % 11 == 0 => f64::NAN,
+                    3 if case % 13 == 0 => f64::INFINITY,
+                    4 if case % 3 == 0 => 0.0,
+                    5 if case % 3 == 0 => -0.0,
+                    r => 10.0 + (r as f64) * 0.25 * ((case % 9) as f64),
+                })
+                .collect();
+            let (a, b) = (detect_fills(&v), reference(&v));
+            assert_eq!(
+                a.iter().map(|f| f.to_bits()).collect::<Vec<_>>(),
+                b.iter().map(|f| f.to_bits()).collect::<Vec<_>>(),
+                "case {case}"
+            );
+        }
+        // Real shapes: a land mask below temperatures, and no fill.
+        let mut t: Vec<f64> = (0..5000).map(|i| 270.0 + (i % 37) as f64).collect();
+        assert!(detect_fills(&t).is_empty());
+        t.iter_mut().step_by(9).for_each(|v| *v = -1e34);
+        assert_eq!(detect_fills(&t), vec![-1e34]);
+    }
 }
