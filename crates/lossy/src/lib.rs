@@ -314,17 +314,36 @@ pub fn is_lossy(bytes: &[u8]) -> bool {
 /// `0.0` when choosing the smallest and largest (any other value equal to
 /// them, by `==`, counts as an occurrence).
 pub fn detect_fills(values: &[f64]) -> Vec<f64> {
-    // Two passes over the values, no copy, each written so that it
-    // vectorises (selects, no branches): the finite values' count, min and
-    // max; then how often each occurs and the range of the others (without
-    // the min, without the max, without both), as the definition reads.
-    let (mut n, mut min, mut max) = (0usize, f64::INFINITY, f64::NEG_INFINITY);
-    for &v in values {
-        let f = v.is_finite();
-        n += usize::from(f);
-        min = if f && v < min { v } else { min };
-        max = if f && v > max { v } else { max };
+    // Two passes over the values, no copy, written so that they vectorise:
+    // the min and max (NaN never compares below or above); then how often
+    // each occurs and the range of the others (without the min, without the
+    // max, without both), as the definition reads. Infinities are rare: with
+    // one, the values are copied without them first.
+    // Four independent lanes (the order does not change a min or a max).
+    let (mut lo4, mut hi4) = ([f64::INFINITY; 4], [f64::NEG_INFINITY; 4]);
+    let chunks = values.chunks_exact(4);
+    let tail = chunks.remainder();
+    for c in chunks {
+        for k in 0..4 {
+            lo4[k] = if c[k] < lo4[k] { c[k] } else { lo4[k] };
+            hi4[k] = if c[k] > hi4[k] { c[k] } else { hi4[k] };
+        }
     }
+    for &v in tail {
+        lo4[0] = if v < lo4[0] { v } else { lo4[0] };
+        hi4[0] = if v > hi4[0] { v } else { hi4[0] };
+    }
+    let mut min = lo4
+        .into_iter()
+        .fold(f64::INFINITY, |m, v| if v < m { v } else { m });
+    let mut max = hi4
+        .into_iter()
+        .fold(f64::NEG_INFINITY, |m, v| if v > m { v } else { m });
+    if min == f64::NEG_INFINITY || max == f64::INFINITY {
+        let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+        return detect_fills(&finite);
+    }
+    let n = values.iter().filter(|v| !v.is_nan()).count();
     let mut fills = Vec::new();
     if n < 4 {
         return fills;
@@ -332,9 +351,8 @@ pub fn detect_fills(values: &[f64]) -> Vec<f64> {
     // `-0.0` counts below `0.0` (`<` does not tell them apart, and which
     // zero is a fill's bit pattern).
     let zero = |neg: bool| {
-        values
-            .iter()
-            .any(|v| v.to_bits() == (0.0f64).to_bits() ^ (u64::from(neg) << 63))
+        let bits = (0.0f64).to_bits() | (u64::from(neg) << 63);
+        values.iter().any(|v| v.to_bits() == bits)
     };
     if min == 0.0 {
         min = if zero(true) { -0.0 } else { 0.0 };
@@ -342,22 +360,36 @@ pub fn detect_fills(values: &[f64]) -> Vec<f64> {
     if max == 0.0 {
         max = if zero(false) { 0.0 } else { -0.0 };
     }
-    let (mut count_min, mut count_max) = (0usize, 0usize);
-    let [mut a1, mut a2, mut a3] = [f64::INFINITY; 3];
-    let [mut b1, mut b2, mut b3] = [f64::NEG_INFINITY; 3];
-    for &v in values {
-        let f = v.is_finite();
-        let (not_min, not_max) = (f && v != min, f && v != max);
-        count_min += usize::from(v == min);
-        count_max += usize::from(v == max);
-        a1 = if not_min && v < a1 { v } else { a1 };
-        b1 = if not_min && v > b1 { v } else { b1 };
-        a2 = if not_max && v < a2 { v } else { a2 };
-        b2 = if not_max && v > b2 { v } else { b2 };
-        a3 = if not_min && not_max && v < a3 { v } else { a3 };
-        b3 = if not_min && not_max && v > b3 { v } else { b3 };
+    // How often the min and the max occur, and the second smallest and
+    // second largest distinct values (`min2`, `max2`): the others' range is
+    // `(min2, max)` without the min, `(min, max2)` without the max and
+    // `(min2, max2)` without both. NaN fails every comparison: it counts
+    // nowhere. Four lanes again.
+    let (mut cmin, mut cmax) = ([0usize; 4], [0usize; 4]);
+    let (mut min2, mut max2) = ([f64::INFINITY; 4], [f64::NEG_INFINITY; 4]);
+    let mut lane = |k: usize, v: f64| {
+        cmin[k] += usize::from(v == min);
+        cmax[k] += usize::from(v == max);
+        min2[k] = if v > min && v < min2[k] { v } else { min2[k] };
+        max2[k] = if v < max && v > max2[k] { v } else { max2[k] };
+    };
+    let chunks = values.chunks_exact(4);
+    let tail = chunks.remainder();
+    for c in chunks {
+        for (k, &v) in c.iter().enumerate() {
+            lane(k, v);
+        }
     }
-    let (no_min, no_max, neither) = ((a1, b1), (a2, b2), (a3, b3));
+    for &v in tail {
+        lane(0, v);
+    }
+    let (count_min, count_max): (usize, usize) = (cmin.iter().sum(), cmax.iter().sum());
+    let min2 = min2.into_iter().fold(f64::INFINITY, f64::min);
+    let max2 = max2.into_iter().fold(f64::NEG_INFINITY, f64::max);
+    let empty = (f64::INFINITY, f64::NEG_INFINITY);
+    let no_min = if count_min == n { empty } else { (min2, max) };
+    let no_max = if count_max == n { empty } else { (min, max2) };
+    let neither = if min2 < max { (min2, max2) } else { empty };
     for (cand, count) in [(min, count_min), (max, count_max)] {
         if fills.contains(&cand) {
             continue;
@@ -594,6 +626,24 @@ mod fill_tests {
                 a.iter().map(|f| f.to_bits()).collect::<Vec<_>>(),
                 b.iter().map(|f| f.to_bits()).collect::<Vec<_>>(),
                 "case {case}"
+            );
+        }
+        // Few distinct values, zeros of both signs, NaN and infinities.
+        let few: [&[f64]; 8] = [
+            &[1.0, 1.0, 1.0, 5e9, 5e9],
+            &[1.0; 9],
+            &[-0.0, 0.0, 0.0, -0.0, 7.0, 7.5, 7.25],
+            &[0.0, 0.0, 1e-3, 2e-3, 1.5e-3, -0.0],
+            &[-1e34, -1e34, 3.0, 4.0, 1e34, 1e34, f64::NAN],
+            &[f64::NAN, f64::INFINITY, 2.0, 2.0, 3.0, 1e30, 1e30],
+            &[2.0, 2.0, 2.0, f64::NAN, f64::NAN],
+            &[-5.0, -5.0, 9.0, 9.0, 9.0, 9.0],
+        ];
+        for v in few {
+            assert_eq!(
+                detect_fills(v).iter().map(|f| f.to_bits()).collect::<Vec<_>>(),
+                reference(v).iter().map(|f| f.to_bits()).collect::<Vec<_>>(),
+                "{v:?}"
             );
         }
         // Real shapes: a land mask below temperatures, and no fill.
