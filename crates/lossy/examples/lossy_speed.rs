@@ -1,5 +1,6 @@
 //! Measures the lossy codec file by file: compressed size, max error, PSNR and
-//! the CPU time (user + sys of this process, best of `--runs`) of compression
+//! the CPU time (this thread's, from /proc/thread-self/schedstat; best of
+//! `--runs`) of compression
 //! and decompression.
 //!
 //! `cargo run --release -p sep-lossy --example lossy_speed -- [--runs 3]
@@ -9,9 +10,19 @@
 use sep_lossy::{Dtype, Mode, Options};
 use std::time::Instant;
 
-/// CPU seconds (user + sys) of this process so far, from /proc/self/stat
-/// (clock ticks of 10 ms); wall clock where that is not readable.
+/// CPU seconds this thread has run so far: nanoseconds from
+/// /proc/thread-self/schedstat (the codec runs on this one thread), else
+/// user + sys of the process from /proc/self/stat (clock ticks of 10 ms,
+/// too coarse for the small files), else the wall clock.
 fn cpu_seconds(start: Instant) -> f64 {
+    if let Ok(s) = std::fs::read_to_string("/proc/thread-self/schedstat")
+        && let Some(ns) = s
+            .split_whitespace()
+            .next()
+            .and_then(|v| v.parse::<f64>().ok())
+    {
+        return ns / 1e9;
+    }
     let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
         return start.elapsed().as_secs_f64();
     };

@@ -641,7 +641,10 @@ mod fill_tests {
         ];
         for v in few {
             assert_eq!(
-                detect_fills(v).iter().map(|f| f.to_bits()).collect::<Vec<_>>(),
+                detect_fills(v)
+                    .iter()
+                    .map(|f| f.to_bits())
+                    .collect::<Vec<_>>(),
                 reference(v).iter().map(|f| f.to_bits()).collect::<Vec<_>>(),
                 "{v:?}"
             );
