@@ -1,7 +1,8 @@
 //! CM revision 4's image models (doc/FORMAT.md 4.15.2): round trips of
-//! 8-bit gray, RGB and 16-bit PNM images, headers that lie and bi-level
-//! bitmaps, and that the revision-4 pixel and bi-level families code their
-//! kind of input smaller than revision 2.
+//! 8-bit gray, RGB and 16-bit PNM images, BMP and TGA images, headers that
+//! lie and bi-level bitmaps, and that the revision-4 pixel and bi-level
+//! families (and its BMP and TGA detection) code their kind of input
+//! smaller than revision 2.
 
 use sep_cm::{Cm, CmConfig, CmStream, Sequential};
 use sep_coder::{Decoder, Encoder};
@@ -108,6 +109,44 @@ fn bitmap(width: usize, rows: usize) -> Vec<u8> {
     out
 }
 
+/// The pixels of [`soft_pnm`] as a 24-bit BMP (bottom-up, rows padded to 4
+/// bytes, BGR) with an info header of 40 bytes.
+fn soft_bmp(w: usize, h: usize) -> Vec<u8> {
+    let pnm = soft_pnm(w, h, 3);
+    let pixels = &pnm[pnm.len() - w * h * 3..];
+    let row = (w * 3).div_ceil(4) * 4;
+    let mut out = b"BM".to_vec();
+    out.extend(((54 + row * h) as u32).to_le_bytes());
+    out.extend(0u32.to_le_bytes());
+    out.extend(54u32.to_le_bytes());
+    out.extend(40u32.to_le_bytes());
+    out.extend((w as u32).to_le_bytes());
+    out.extend((h as u32).to_le_bytes());
+    out.extend(1u16.to_le_bytes());
+    out.extend(24u16.to_le_bytes());
+    out.extend([0u8; 24]);
+    for y in (0..h).rev() {
+        for x in 0..w {
+            let p = &pixels[(y * w + x) * 3..][..3];
+            out.extend([p[2], p[1], p[0]]);
+        }
+        out.resize(out.len() + row - w * 3, 0);
+    }
+    out
+}
+
+/// The pixels of [`soft_pnm`] as an uncompressed 24-bit TGA with an image
+/// id of 3 bytes.
+fn soft_tga(w: usize, h: usize) -> Vec<u8> {
+    let pnm = soft_pnm(w, h, 3);
+    let mut out = vec![3u8, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    out.extend((w as u16).to_le_bytes());
+    out.extend((h as u16).to_le_bytes());
+    out.extend([24, 0, b'i', b'd', b'!']);
+    out.extend(&pnm[pnm.len() - w * h * 3..]);
+    out
+}
+
 #[test]
 fn revision_4_round_trips_images_and_bitmaps() {
     let mut lying = b"P6\n300 200\n255\n".to_vec();
@@ -126,6 +165,16 @@ fn revision_4_round_trips_images_and_bitmaps() {
             .chain(noise(21, 5))
             .collect(),
         bitmap(64, 1100),
+        soft_bmp(37, 21),
+        soft_tga(29, 17),
+        // Headers that lie: pixels end early, a width past the data.
+        soft_bmp(200, 150)[..3000].to_vec(),
+        {
+            let mut t = soft_tga(29, 17);
+            t[12] = 0xFF;
+            t[13] = 0x7F;
+            t
+        },
     ];
     for data in &inputs {
         round_trip(data, &config(4));
@@ -138,6 +187,18 @@ fn revision_4_predicts_pixels_better_than_revision_2() {
     let v2 = round_trip(&data, &config(2)).len();
     let v4 = round_trip(&data, &config(4)).len();
     assert!(v4 < v2, "revision 4 {v4} bytes, revision 2 {v2}");
+}
+
+#[test]
+fn revision_4_finds_bmp_and_tga_pixels() {
+    for data in [soft_bmp(120, 90), soft_tga(120, 90)] {
+        let v2 = round_trip(&data, &config(2)).len();
+        let v4 = round_trip(&data, &config(4)).len();
+        assert!(
+            v4 * 10 < v2 * 9,
+            "revision 4 {v4} bytes, revision 2 {v2} (no header found?)"
+        );
+    }
 }
 
 #[test]

@@ -47,6 +47,64 @@ const CHANNELS: usize = 4;
 /// Step shifts of the two predictors (step `1 / 2^shift`).
 const STEPS: [u32; 2] = [3, 6];
 
+/// Recognises a complete BMP header (CM revision 4): `BM`, an info header
+/// of at least 40 bytes, one plane of 24 or 32 bits per pixel without
+/// compression (or bit fields at 32), and `h` exactly as long as the offset
+/// of the pixels (so the pixels come next). Rows are padded to 4 bytes and
+/// stored bottom-up (or top-down): either way the row before in the file is
+/// a neighbouring row.
+pub(crate) fn parse_bmp(h: &[u8]) -> Option<ImageInfo> {
+    if h.len() < 34 || h[..2] != *b"BM" {
+        return None;
+    }
+    let u32_at = |i: usize| u32::from_le_bytes([h[i], h[i + 1], h[i + 2], h[i + 3]]);
+    let u16_at = |i: usize| u16::from_le_bytes([h[i], h[i + 1]]);
+    let (offset, info) = (u32_at(10) as usize, u32_at(14) as usize);
+    let (width, height) = (u32_at(18) as i32, u32_at(22) as i32);
+    let (planes, bits, compression) = (u16_at(26), u16_at(28), u32_at(30));
+    let ok = h.len() == offset
+        && info >= 40
+        && offset >= 14 + info
+        && (1..=1 << 16).contains(&width)
+        && height != 0
+        && planes == 1
+        && matches!((bits, compression), (24, 0) | (32, 0) | (32, 3));
+    ok.then(|| {
+        let pixel_bytes = usize::from(bits / 8);
+        ImageInfo {
+            start: offset,
+            pixel_bytes,
+            row_bytes: (width as usize * pixel_bytes).div_ceil(4) * 4,
+        }
+    })
+}
+
+/// Recognises a complete TGA header (CM revision 4): no colour map,
+/// uncompressed true colour of 24 or 32 bits (type 2) or gray of 8 bits
+/// (type 3), attribute bits 0 or 8, and `h` exactly as long as the header
+/// with its image id (the pixels come next).
+pub(crate) fn parse_tga(h: &[u8]) -> Option<ImageInfo> {
+    if h.len() < 18 || h.len() != 18 + usize::from(h[0]) {
+        return None;
+    }
+    let width = usize::from(u16::from_le_bytes([h[12], h[13]]));
+    let height = u16::from_le_bytes([h[14], h[15]]);
+    let ok = h[1] == 0
+        && h[3..8].iter().all(|&b| b == 0)
+        && matches!((h[2], h[16]), (2, 24) | (2, 32) | (3, 8))
+        && matches!(h[17] & 0xCF, 0 | 8)
+        && width > 0
+        && height > 0;
+    ok.then(|| {
+        let pixel_bytes = usize::from(h[16] / 8);
+        ImageInfo {
+            start: h.len(),
+            pixel_bytes,
+            row_bytes: width * pixel_bytes,
+        }
+    })
+}
+
 /// One normalised LMS predictor per channel.
 #[derive(Debug, Clone)]
 struct Lms {
@@ -155,6 +213,7 @@ struct Features {
     ctx: [u32; CONTEXTS],
     /// The family's mixer's selector context (channel and recent error).
     situation: usize,
+    texture: u32,
 }
 
 /// The revision-4 pixel family.
@@ -175,6 +234,7 @@ pub(crate) struct Pixel4Contexts {
     sse_base: usize,
     mixer: Mixer2,
     inner: [i32; EXPECTED],
+    texture: u32,
 }
 
 fn clip(v: i64) -> u32 {
@@ -213,8 +273,15 @@ impl Pixel4Contexts {
             sse: AdaptiveProbs::new(CHANNELS * 256 * 256, 255),
             sse_index: 0,
             sse_base: 0,
-            mixer: Mixer2::new(INNER, &[CHANNELS * 16 * 8], 1, 6, 2),
+            mixer: Mixer2::new(
+                INNER,
+                &[CHANNELS * 16 * 8, CHANNELS * 256, CHANNELS * 256 * 8],
+                1,
+                6,
+                2,
+            ),
             inner: [0; EXPECTED],
+            texture: 0,
         }
     }
 
@@ -332,6 +399,7 @@ impl Pixel4Contexts {
             expected,
             ctx: c,
             situation: ch * 16 + ebucket as usize,
+            texture,
         }
     }
 }
@@ -374,6 +442,7 @@ impl ContextModel for Pixel4Contexts {
     fn begin_byte(&mut self, ctx: &ByteCtx<'_>) {
         let f = self.features(ctx);
         self.cur = Some(f);
+        self.texture = f.texture;
         self.bits.begin(f.expected, f.situation);
         let mut near = [0; NEAR];
         near.copy_from_slice(&f.expected[..NEAR]);
@@ -393,6 +462,10 @@ impl ContextModel for Pixel4Contexts {
         self.mixer.set(EXPECTED + NEAR, sse);
         self.mixer.set(EXPECTED + NEAR + 1, 256);
         self.mixer.select(0, situation * 8 + i as usize);
+        let ch = self.cur.map_or(0, |f| f.ch);
+        self.mixer.select(1, ch * 256 + c0 as usize);
+        self.mixer
+            .select(2, (ch * 256 + self.texture as usize) * 8 + i as usize);
         self.mixer.select_final(0);
         out[0] = self.mixer.mix();
         out[1] = sse;
