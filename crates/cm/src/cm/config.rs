@@ -71,6 +71,10 @@ impl CmConfig {
             + if self.revision > 0 { 6 << 20 } else { 0 }
             // Revision 2: the two APMs of `sse.rs`.
             + if self.revision >= 2 { 2 * 2 * 33 * 65536 } else { 0 }
+            // Revision 4, images (4.15.2): the bi-level family's eight
+            // template tables of 4 MiB and its mixer (the larger of the two
+            // image families; the pixel family's tables take 2 MiB).
+            + if self.revision >= 4 { 33 << 20 } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

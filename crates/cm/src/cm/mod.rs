@@ -43,12 +43,14 @@ use crate::mixer2::Mixer2;
 use crate::models::audio::AudioContexts;
 use crate::models::biff::BiffContexts;
 use crate::models::bilevel::BilevelContexts;
+use crate::models::bilevel4::Bilevel4Contexts;
 use crate::models::detect::{DataKind, Detector};
 use crate::models::float::FloatContexts;
 use crate::models::image::ImageContexts;
 use crate::models::order::OrderContexts;
 use crate::models::pixel::PixelContexts;
 use crate::models::pixel2::Pixel2Contexts;
+use crate::models::pixel4::Pixel4Contexts;
 use crate::models::record::RecordContexts;
 use crate::models::sparse::SparseContexts;
 use crate::models::text::TextContexts;
@@ -88,6 +90,10 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
 pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
     match kind {
         DataKind::X86 => generic_with(Box::new(X86Contexts::new()), config),
+        DataKind::Bilevel(width) if config.revision >= 4 => vec![
+            Box::new(OrderContexts::new(0b11, 0)),
+            Box::new(Bilevel4Contexts::new(width)),
+        ],
         DataKind::Bilevel(width) => generic_with(Box::new(BilevelContexts::new(width)), config),
         DataKind::Biff(ty, len) => generic_with(Box::new(BiffContexts::new(ty, len, 4)), config),
         DataKind::Float(f) => {
@@ -103,6 +109,10 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
         DataKind::Audio(a) => vec![
             Box::new(OrderContexts::new(0, 0)),
             Box::new(AudioContexts::new(a)),
+        ],
+        DataKind::Image(i) if config.revision >= 4 => vec![
+            Box::new(OrderContexts::new(0b1, 0)),
+            Box::new(Pixel4Contexts::new(i)),
         ],
         DataKind::Image(i) if config.revision >= 2 => vec![
             Box::new(OrderContexts::new(0b111, 0)),

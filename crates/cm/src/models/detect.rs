@@ -9,6 +9,7 @@ use super::audio::AudioInfo;
 use super::biff::parse_bof;
 use super::float::{DETECT_LEN, FloatInfo};
 use super::image::ImageInfo;
+use super::pixel4::{parse_bmp, parse_tga};
 
 /// Longest header looked at.
 pub(crate) const MAX_HEADER: usize = 1024;
@@ -44,6 +45,8 @@ pub(crate) struct Detector {
     zeros: u32,
     /// Look for float arrays (CM revision 2).
     floats: bool,
+    /// Look for BMP and TGA headers (CM revision 4).
+    bitmaps: bool,
 }
 
 /// Bytes after which the statistics decide.
@@ -76,14 +79,16 @@ impl Detector {
             found: false,
             zeros: 0,
             floats: false,
+            bitmaps: false,
         }
     }
 
     /// The detector of CM revision `revision`: from revision 2 on it also
-    /// looks for float arrays.
+    /// looks for float arrays, from revision 4 on for BMP and TGA headers.
     pub fn for_revision(revision: u8) -> Self {
         Detector {
             floats: revision >= 2,
+            bitmaps: revision >= 4,
             ..Detector::new()
         }
     }
@@ -130,7 +135,13 @@ impl Detector {
         }
         .or_else(|| AudioInfo::parse_wav(&self.header).map(DataKind::Audio))
         .or_else(|| is_x86_elf(&self.header).then_some(DataKind::X86))
-        .or_else(|| parse_bof(&self.header).map(|(t, l)| DataKind::Biff(t, l)));
+        .or_else(|| parse_bof(&self.header).map(|(t, l)| DataKind::Biff(t, l)))
+        .or_else(|| {
+            self.bitmaps
+                .then(|| parse_bmp(&self.header).or_else(|| parse_tga(&self.header)))
+                .flatten()
+                .map(DataKind::Image)
+        });
         if kind.is_some() {
             self.done = true;
             self.found = true;
@@ -210,6 +221,58 @@ mod tests {
         elf[18] = 0x28; // ARM
         assert!(feed(&elf).is_empty());
         assert_eq!(feed(&[9, 0, 4, 0, 1, 2]), [(3, DataKind::Biff(9, 4))]);
+    }
+
+    /// A BMP header for `width` x `height` pixels of `bits` bits, pixels at
+    /// `offset`.
+    pub(crate) fn bmp_header(width: u32, height: i32, bits: u16, offset: u32) -> Vec<u8> {
+        let mut h = b"BM".to_vec();
+        h.extend(0u32.to_le_bytes());
+        h.extend(0u32.to_le_bytes());
+        h.extend(offset.to_le_bytes());
+        h.extend(40u32.to_le_bytes());
+        h.extend(width.to_le_bytes());
+        h.extend(height.to_le_bytes());
+        h.extend(1u16.to_le_bytes());
+        h.extend(bits.to_le_bytes());
+        h.extend([0u8; 24]);
+        h.resize(offset as usize, 0);
+        h
+    }
+
+    #[test]
+    fn revision_4_finds_bmp_and_tga_headers() {
+        let feed4 = |bytes: &[u8], revision: u8| {
+            let mut d = Detector::for_revision(revision);
+            bytes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, &b)| d.observe(i, b).map(|k| (i, k)))
+                .collect::<Vec<_>>()
+        };
+        let mut bmp = bmp_header(5, -3, 24, 60);
+        bmp.extend([9u8; 48]);
+        let img = ImageInfo {
+            start: 60,
+            pixel_bytes: 3,
+            row_bytes: 16,
+        };
+        assert_eq!(feed4(&bmp, 4), [(59, DataKind::Image(img))]);
+        assert!(feed4(&bmp, 2).is_empty(), "revision 2 does not look");
+        let mut rle = bmp_header(5, 3, 24, 60);
+        rle[30] = 1;
+        assert!(feed4(&rle, 4).is_empty(), "compressed");
+        let mut tga = vec![2u8, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 2, 0, 32, 8];
+        tga.extend([1, 2]);
+        tga.extend([5u8; 56]);
+        let img = ImageInfo {
+            start: 20,
+            pixel_bytes: 4,
+            row_bytes: 28,
+        };
+        assert_eq!(feed4(&tga, 4), [(19, DataKind::Image(img))]);
+        tga[2] = 10;
+        assert!(feed4(&tga, 4).is_empty(), "run-length coded");
     }
 
     #[test]

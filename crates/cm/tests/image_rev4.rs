@@ -1,0 +1,210 @@
+//! CM revision 4's image models (doc/FORMAT.md 4.15.2): round trips of
+//! 8-bit gray, RGB and 16-bit PNM images, BMP and TGA images, headers that
+//! lie and bi-level bitmaps, and that the revision-4 pixel and bi-level
+//! families (and its BMP and TGA detection) code their kind of input
+//! smaller than revision 2.
+
+use sep_cm::{Cm, CmConfig, CmStream, Sequential};
+use sep_coder::{Decoder, Encoder};
+
+fn config(revision: u8) -> CmConfig {
+    CmConfig {
+        orders: 0b0011_1111,
+        word: true,
+        sparse: true,
+        record: true,
+        long: 0b0001,
+        match_min: 5,
+        match2_min: 12,
+        table_bits: 18,
+        match_bits: 14,
+        selectors: 0xF,
+        apms: 3,
+        image: true,
+        revision,
+    }
+}
+
+/// Encodes `data` as one stream, decodes it, checks the result; returns the
+/// coded bytes.
+fn round_trip(data: &[u8], cfg: &CmConfig) -> Vec<u8> {
+    let mut enc = Encoder::new();
+    let mut m = Cm::new(cfg, false, data.len());
+    let mut st = CmStream::new(0);
+    let mut buf = data.to_vec();
+    for pos in 0..buf.len() {
+        m.code_byte(&mut enc, &mut st, &mut buf, pos, &Sequential(pos), None);
+    }
+    assert_eq!(buf, data, "the encoder changed its input");
+    let bytes = enc.finish();
+    let mut out = vec![0u8; data.len()];
+    let mut dec = Decoder::new(&bytes);
+    let mut m = Cm::new(cfg, false, data.len());
+    let mut st = CmStream::new(0);
+    for pos in 0..out.len() {
+        m.code_byte(&mut dec, &mut st, &mut out, pos, &Sequential(pos), None);
+    }
+    assert!(
+        out == data,
+        "decoded bytes differ (revision {})",
+        cfg.revision
+    );
+    bytes
+}
+
+fn noise(len: usize, seed: u64) -> Vec<u8> {
+    let mut s = seed | 1;
+    (0..len)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 24) as u8
+        })
+        .collect()
+}
+
+/// An image of `channels` channels (1: P5, 3: P6) of soft shapes with noise
+/// that the channels share.
+fn soft_pnm(w: usize, h: usize, channels: usize) -> Vec<u8> {
+    let magic = if channels == 1 { "P5" } else { "P6" };
+    let mut img = format!("{magic}\n{w} {h}\n255\n").into_bytes();
+    let grain = noise(w * h, 31);
+    for y in 0..h {
+        for x in 0..w {
+            let g = i32::from(grain[y * w + x] % 17) - 8;
+            let base = ((x * x + y * y) / 64 % 200) as i32 + 20;
+            for (scale, off) in [(4, 0), (3, 10), (2, 30)].into_iter().take(channels) {
+                img.push((base * scale / 4 + off + g).clamp(0, 255) as u8);
+            }
+        }
+    }
+    img
+}
+
+/// A bi-level bitmap (1 bit per pixel, rows of `width` bytes, no header)
+/// of vertical streaks: a pixel copies the one above, except that a white
+/// pixel turns black with probability 1/128 and a black one white with 1/5;
+/// and a vertical rule. Mostly zero bytes.
+fn bitmap(width: usize, rows: usize) -> Vec<u8> {
+    let mut out = vec![0u8; width * rows];
+    let mut s = 0x1234_5678u32;
+    for y in 1..rows {
+        for x in 0..width * 8 {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            let (byte, bit) = (x / 8, 0x80u8 >> (x % 8));
+            let above = out[(y - 1) * width + byte] & bit != 0;
+            let black = if above {
+                !s.is_multiple_of(5)
+            } else {
+                s.is_multiple_of(128)
+            };
+            if black || x == 45 {
+                out[y * width + byte] |= bit;
+            }
+        }
+    }
+    out
+}
+
+/// The pixels of [`soft_pnm`] as a 24-bit BMP (bottom-up, rows padded to 4
+/// bytes, BGR) with an info header of 40 bytes.
+fn soft_bmp(w: usize, h: usize) -> Vec<u8> {
+    let pnm = soft_pnm(w, h, 3);
+    let pixels = &pnm[pnm.len() - w * h * 3..];
+    let row = (w * 3).div_ceil(4) * 4;
+    let mut out = b"BM".to_vec();
+    out.extend(((54 + row * h) as u32).to_le_bytes());
+    out.extend(0u32.to_le_bytes());
+    out.extend(54u32.to_le_bytes());
+    out.extend(40u32.to_le_bytes());
+    out.extend((w as u32).to_le_bytes());
+    out.extend((h as u32).to_le_bytes());
+    out.extend(1u16.to_le_bytes());
+    out.extend(24u16.to_le_bytes());
+    out.extend([0u8; 24]);
+    for y in (0..h).rev() {
+        for x in 0..w {
+            let p = &pixels[(y * w + x) * 3..][..3];
+            out.extend([p[2], p[1], p[0]]);
+        }
+        out.resize(out.len() + row - w * 3, 0);
+    }
+    out
+}
+
+/// The pixels of [`soft_pnm`] as an uncompressed 24-bit TGA with an image
+/// id of 3 bytes.
+fn soft_tga(w: usize, h: usize) -> Vec<u8> {
+    let pnm = soft_pnm(w, h, 3);
+    let mut out = vec![3u8, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    out.extend((w as u16).to_le_bytes());
+    out.extend((h as u16).to_le_bytes());
+    out.extend([24, 0, b'i', b'd', b'!']);
+    out.extend(&pnm[pnm.len() - w * h * 3..]);
+    out
+}
+
+#[test]
+fn revision_4_round_trips_images_and_bitmaps() {
+    let mut lying = b"P6\n300 200\n255\n".to_vec();
+    lying.extend(noise(2000, 5));
+    let mut wide = b"P6\n3 2\n65535\n".to_vec();
+    wide.extend(noise(40, 6));
+    let inputs = [
+        soft_pnm(37, 23, 3),
+        soft_pnm(41, 19, 1),
+        wide,
+        lying,
+        b"P5\n1 1\n255\n".to_vec(),
+        b"P5\n7 3\n255\n"
+            .iter()
+            .copied()
+            .chain(noise(21, 5))
+            .collect(),
+        bitmap(64, 1100),
+        soft_bmp(37, 21),
+        soft_tga(29, 17),
+        // Headers that lie: pixels end early, a width past the data.
+        soft_bmp(200, 150)[..3000].to_vec(),
+        {
+            let mut t = soft_tga(29, 17);
+            t[12] = 0xFF;
+            t[13] = 0x7F;
+            t
+        },
+    ];
+    for data in &inputs {
+        round_trip(data, &config(4));
+    }
+}
+
+#[test]
+fn revision_4_predicts_pixels_better_than_revision_2() {
+    let data = soft_pnm(160, 160, 3);
+    let v2 = round_trip(&data, &config(2)).len();
+    let v4 = round_trip(&data, &config(4)).len();
+    assert!(v4 < v2, "revision 4 {v4} bytes, revision 2 {v2}");
+}
+
+#[test]
+fn revision_4_finds_bmp_and_tga_pixels() {
+    for data in [soft_bmp(120, 90), soft_tga(120, 90)] {
+        let v2 = round_trip(&data, &config(2)).len();
+        let v4 = round_trip(&data, &config(4)).len();
+        assert!(
+            v4 * 10 < v2 * 9,
+            "revision 4 {v4} bytes, revision 2 {v2} (no header found?)"
+        );
+    }
+}
+
+#[test]
+fn revision_4_codes_bitmaps_better_than_revision_2() {
+    let data = bitmap(64, 1600);
+    let v2 = round_trip(&data, &config(2)).len();
+    let v4 = round_trip(&data, &config(4)).len();
+    assert!(v4 < v2, "revision 4 {v4} bytes, revision 2 {v2}");
+}
