@@ -71,6 +71,9 @@ impl CmConfig {
             + if self.revision > 0 { 6 << 20 } else { 0 }
             // Revision 2: the two APMs of `sse.rs`.
             + if self.revision >= 2 { 2 * 2 * 33 * 65536 } else { 0 }
+            // Revision 4, float arrays (4.15.3): the per-bit tables
+            // (0.45 MiB) and the mixer's 4096 weight sets of its selector.
+            + if self.revision >= 4 { 2 << 20 } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

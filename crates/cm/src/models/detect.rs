@@ -44,6 +44,9 @@ pub(crate) struct Detector {
     zeros: u32,
     /// Look for float arrays (CM revision 2).
     floats: bool,
+    /// Revision 4: split 8-byte layouts whose halves are 4-byte numbers
+    /// ([`narrow`](crate::models::float4::narrow)).
+    narrow: bool,
 }
 
 /// Bytes after which the statistics decide.
@@ -76,6 +79,7 @@ impl Detector {
             found: false,
             zeros: 0,
             floats: false,
+            narrow: false,
         }
     }
 
@@ -84,6 +88,7 @@ impl Detector {
     pub fn for_revision(revision: u8) -> Self {
         Detector {
             floats: revision >= 2,
+            narrow: revision >= 4,
             ..Detector::new()
         }
     }
@@ -106,6 +111,11 @@ impl Detector {
         }
         let start = end - DETECT_LEN;
         let kind = FloatInfo::detect(&data[start..end]).map(|f| {
+            let f = if self.narrow {
+                crate::models::float4::narrow(&data[start..end], f)
+            } else {
+                f
+            };
             DataKind::Float(FloatInfo {
                 offset: (start + f.offset) % f.width,
                 ..f
