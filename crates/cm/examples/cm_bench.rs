@@ -2,7 +2,7 @@
 //! size, bits per byte and speed; with `--verify` also decodes.
 //!
 //! `cargo run --release -p sep-cm --example cm_bench -- [--orders 0x3f] [--no-word]
-//!  [--no-sparse] [--no-record] [--match N] [--table-bits B] [--revision R] [--lstm CELLS,HORIZON,LR_E4] [--verify] FILE...`
+//!  [--no-sparse] [--no-record] [--match N] [--table-bits B] [--match-bits M] [--revision R] [--lstm CELLS,HORIZON,LR_E4] [--verify] FILE...`
 use sep_cm::{Cm, CmConfig, CmStream, LstmConfig, Sequential};
 use sep_coder::{Decoder, Encoder};
 use std::time::Instant;
@@ -44,6 +44,7 @@ fn main() {
                     u8::from_str_radix(args.next().unwrap().trim_start_matches("0x"), 16).unwrap()
             }
             "--table-bits" => cfg.table_bits = args.next().unwrap().parse().unwrap(),
+            "--match-bits" => cfg.match_bits = args.next().unwrap().parse().unwrap(),
             "--selectors" => {
                 cfg.selectors =
                     u8::from_str_radix(args.next().unwrap().trim_start_matches("0x"), 16).unwrap()

@@ -75,6 +75,9 @@ impl CmConfig {
             // template tables of 4 MiB and its mixer (the larger of the two
             // image families; the pixel family's tables take 2 MiB).
             + if self.revision >= 4 { 33 << 20 } else { 0 }
+            // Revision 4, float arrays (4.15.3): the per-bit tables
+            // (0.45 MiB) and the mixer's 4096 weight sets of its selector.
+            + if self.revision >= 4 { 2 << 20 } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

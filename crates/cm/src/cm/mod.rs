@@ -46,6 +46,7 @@ use crate::models::bilevel::BilevelContexts;
 use crate::models::bilevel4::Bilevel4Contexts;
 use crate::models::detect::{DataKind, Detector};
 use crate::models::float::FloatContexts;
+use crate::models::float4::Float4Contexts;
 use crate::models::image::ImageContexts;
 use crate::models::order::OrderContexts;
 use crate::models::pixel::PixelContexts;
@@ -99,7 +100,11 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
         DataKind::Float(f) => {
             let mut v: Vec<Box<dyn ContextModel>> = vec![
                 Box::new(OrderContexts::new(config.orders, config.long)),
-                Box::new(FloatContexts::new(f)),
+                if config.revision >= 4 {
+                    Box::new(Float4Contexts::new(f))
+                } else {
+                    Box::new(FloatContexts::new(f))
+                },
             ];
             if config.record {
                 v.push(Box::new(RecordContexts));

@@ -47,6 +47,9 @@ pub(crate) struct Detector {
     floats: bool,
     /// Look for BMP and TGA headers (CM revision 4).
     bitmaps: bool,
+    /// Revision 4: split 8-byte layouts whose halves are 4-byte numbers
+    /// ([`narrow`](crate::models::float4::narrow)).
+    narrow: bool,
 }
 
 /// Bytes after which the statistics decide.
@@ -80,6 +83,7 @@ impl Detector {
             zeros: 0,
             floats: false,
             bitmaps: false,
+            narrow: false,
         }
     }
 
@@ -89,6 +93,7 @@ impl Detector {
         Detector {
             floats: revision >= 2,
             bitmaps: revision >= 4,
+            narrow: revision >= 4,
             ..Detector::new()
         }
     }
@@ -111,6 +116,11 @@ impl Detector {
         }
         let start = end - DETECT_LEN;
         let kind = FloatInfo::detect(&data[start..end]).map(|f| {
+            let f = if self.narrow {
+                crate::models::float4::narrow(&data[start..end], f)
+            } else {
+                f
+            };
             DataKind::Float(FloatInfo {
                 offset: (start + f.offset) % f.width,
                 ..f

@@ -36,7 +36,7 @@ pub(crate) const DETECT_LEN: usize = 1 << 14;
 
 /// The element ending at `at + width` read as an unsigned integer.
 #[inline]
-fn read(data: &[u8], at: usize, width: usize, big_endian: bool) -> u64 {
+pub(crate) fn read(data: &[u8], at: usize, width: usize, big_endian: bool) -> u64 {
     let b = &data[at..at + width];
     if big_endian {
         b.iter().fold(0u64, |v, &x| v << 8 | u64::from(x))
@@ -47,7 +47,7 @@ fn read(data: &[u8], at: usize, width: usize, big_endian: bool) -> u64 {
 
 /// Leading bits two `width`-byte values share (0..=64 scaled to the width).
 #[inline]
-fn shared_bits(a: u64, b: u64, width: usize) -> u32 {
+pub(crate) fn shared_bits(a: u64, b: u64, width: usize) -> u32 {
     let x = (a ^ b) << (64 - 8 * width);
     x.leading_zeros().min(8 * width as u32)
 }
@@ -55,7 +55,7 @@ fn shared_bits(a: u64, b: u64, width: usize) -> u32 {
 /// The lag in 2..=[`MAX_LAG`] at which the values of `vals` share the
 /// most leading bits with the value that many before (the first such lag):
 /// the row or record length. 2 when there are too few values.
-fn best_lag(vals: &[u64], width: usize) -> usize {
+pub(crate) fn best_lag(vals: &[u64], width: usize) -> usize {
     let mut best = (0u64, 2usize);
     for lag in 2..=MAX_LAG.min(vals.len() / 2) {
         let sum: u64 = (lag..vals.len())
@@ -75,7 +75,13 @@ const MAX_LAG: usize = 2048;
 /// The elements of a width-`width` array in `data` whose first element
 /// starts at block position `first` (`data` starts at block position
 /// `base`).
-fn values(data: &[u8], base: usize, first: usize, width: usize, big_endian: bool) -> Vec<u64> {
+pub(crate) fn values(
+    data: &[u8],
+    base: usize,
+    first: usize,
+    width: usize,
+    big_endian: bool,
+) -> Vec<u64> {
     let skip = first - base;
     (0..(data.len() - skip) / width)
         .map(|k| read(data, skip + k * width, width, big_endian))
@@ -223,7 +229,7 @@ pub(crate) struct FloatContexts {
 }
 
 /// Bytes between two measurements of the row or record length.
-const RELAG: usize = 1 << 16;
+pub(crate) const RELAG: usize = 1 << 16;
 
 /// Spread buckets in selectors and per-bit situations.
 const SPREADS: usize = 16;

@@ -20,6 +20,7 @@ pub(crate) mod bilevel4;
 pub(crate) mod detect;
 pub(crate) mod expected;
 pub(crate) mod float;
+pub(crate) mod float4;
 pub(crate) mod image;
 pub(crate) mod order;
 pub(crate) mod pixel;
