@@ -71,6 +71,9 @@ impl CmConfig {
             + if self.revision > 0 { 6 << 20 } else { 0 }
             // Revision 2: the two APMs of `sse.rs`.
             + if self.revision >= 2 { 2 * 2 * 33 * 65536 } else { 0 }
+            // Revision 4, x86 (FORMAT 4.15.4): the x86 family's mixer selector,
+            // 7 * 64 * 8 weight sets of up to 32 i16 weights.
+            + if self.revision >= 4 { 2 * 7 * 64 * 8 * 32 } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

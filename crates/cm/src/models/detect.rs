@@ -9,6 +9,7 @@ use super::audio::AudioInfo;
 use super::biff::parse_bof;
 use super::float::{DETECT_LEN, FloatInfo};
 use super::image::ImageInfo;
+use super::m68k::is_resource_fork;
 
 /// Longest header looked at.
 pub(crate) const MAX_HEADER: usize = 1024;
@@ -31,6 +32,9 @@ pub(crate) enum DataKind {
     /// An array of 4- or 8-byte numbers (CM revision 2, found from
     /// statistics, see [`Detector::observe_floats`]).
     Float(FloatInfo),
+    /// A Macintosh resource fork (68000 code and data: CM revision 4, from
+    /// its 16-byte header, see [`is_resource_fork`]).
+    ResourceFork,
 }
 
 /// Watches the first bytes of a block for a header.
@@ -44,6 +48,8 @@ pub(crate) struct Detector {
     zeros: u32,
     /// Look for float arrays (CM revision 2).
     floats: bool,
+    /// Look for resource forks (CM revision 4).
+    forks: bool,
 }
 
 /// Bytes after which the statistics decide.
@@ -76,14 +82,16 @@ impl Detector {
             found: false,
             zeros: 0,
             floats: false,
+            forks: false,
         }
     }
 
     /// The detector of CM revision `revision`: from revision 2 on it also
-    /// looks for float arrays.
+    /// looks for float arrays, from revision 4 on for resource forks.
     pub fn for_revision(revision: u8) -> Self {
         Detector {
             floats: revision >= 2,
+            forks: revision >= 4,
             ..Detector::new()
         }
     }
@@ -130,7 +138,10 @@ impl Detector {
         }
         .or_else(|| AudioInfo::parse_wav(&self.header).map(DataKind::Audio))
         .or_else(|| is_x86_elf(&self.header).then_some(DataKind::X86))
-        .or_else(|| parse_bof(&self.header).map(|(t, l)| DataKind::Biff(t, l)));
+        .or_else(|| parse_bof(&self.header).map(|(t, l)| DataKind::Biff(t, l)))
+        .or_else(|| {
+            (self.forks && is_resource_fork(&self.header)).then_some(DataKind::ResourceFork)
+        });
         if kind.is_some() {
             self.done = true;
             self.found = true;
