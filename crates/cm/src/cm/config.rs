@@ -78,6 +78,9 @@ impl CmConfig {
             // Revision 4, float arrays (4.15.3): the per-bit tables
             // (0.45 MiB) and the mixer's 4096 weight sets of its selector.
             + if self.revision >= 4 { 2 << 20 } else { 0 }
+            // Revision 4, x86 (FORMAT 4.15.4): the x86 family's mixer selector,
+            // 7 * 64 * 8 weight sets of up to 32 i16 weights.
+            + if self.revision >= 4 { 2 * 7 * 64 * 8 * 32 } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

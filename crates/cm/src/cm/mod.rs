@@ -48,6 +48,7 @@ use crate::models::detect::{DataKind, Detector};
 use crate::models::float::FloatContexts;
 use crate::models::float4::Float4Contexts;
 use crate::models::image::ImageContexts;
+use crate::models::m68k::WordBeContexts;
 use crate::models::order::OrderContexts;
 use crate::models::pixel::PixelContexts;
 use crate::models::pixel2::Pixel2Contexts;
@@ -57,6 +58,7 @@ use crate::models::sparse::SparseContexts;
 use crate::models::text::TextContexts;
 use crate::models::word::WordContexts;
 use crate::models::x86::X86Contexts;
+use crate::models::x86_4::X86v4Contexts;
 use crate::models::{ByteCtx, ContextModel, hash2};
 use crate::prim::{AdaptiveProbs, StateMap};
 use crate::sse::{SseByte, TextSse};
@@ -90,6 +92,11 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
 /// revision-1 model detects the kind of a block (doc/FORMAT.md 4.11).
 pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
     match kind {
+        // Revision 4 (doc/FORMAT.md 4.15.4): x86 and 68000 code.
+        DataKind::X86 if config.revision >= 4 => {
+            generic_with(Box::new(X86v4Contexts::new()), config)
+        }
+        DataKind::ResourceFork => generic_with(Box::new(WordBeContexts), config),
         DataKind::X86 => generic_with(Box::new(X86Contexts::new()), config),
         DataKind::Bilevel(width) if config.revision >= 4 => vec![
             Box::new(OrderContexts::new(0b11, 0)),

@@ -10,6 +10,7 @@ use super::biff::parse_bof;
 use super::float::{DETECT_LEN, FloatInfo};
 use super::image::ImageInfo;
 use super::pixel4::{parse_bmp, parse_tga};
+use super::m68k::is_resource_fork;
 
 /// Longest header looked at.
 pub(crate) const MAX_HEADER: usize = 1024;
@@ -32,6 +33,9 @@ pub(crate) enum DataKind {
     /// An array of 4- or 8-byte numbers (CM revision 2, found from
     /// statistics, see [`Detector::observe_floats`]).
     Float(FloatInfo),
+    /// A Macintosh resource fork (68000 code and data: CM revision 4, from
+    /// its 16-byte header, see [`is_resource_fork`]).
+    ResourceFork,
 }
 
 /// Watches the first bytes of a block for a header.
@@ -50,6 +54,8 @@ pub(crate) struct Detector {
     /// Revision 4: split 8-byte layouts whose halves are 4-byte numbers
     /// ([`narrow`](crate::models::float4::narrow)).
     narrow: bool,
+    /// Look for resource forks (CM revision 4).
+    forks: bool,
 }
 
 /// Bytes after which the statistics decide.
@@ -84,6 +90,7 @@ impl Detector {
             floats: false,
             bitmaps: false,
             narrow: false,
+            forks: false,
         }
     }
 
@@ -94,6 +101,11 @@ impl Detector {
             floats: revision >= 2,
             bitmaps: revision >= 4,
             narrow: revision >= 4,
+    /// looks for float arrays, from revision 4 on for resource forks.
+    pub fn for_revision(revision: u8) -> Self {
+        Detector {
+            floats: revision >= 2,
+            forks: revision >= 4,
             ..Detector::new()
         }
     }
@@ -151,6 +163,7 @@ impl Detector {
                 .then(|| parse_bmp(&self.header).or_else(|| parse_tga(&self.header)))
                 .flatten()
                 .map(DataKind::Image)
+            (self.forks && is_resource_fork(&self.header)).then_some(DataKind::ResourceFork)
         });
         if kind.is_some() {
             self.done = true;

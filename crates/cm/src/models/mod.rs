@@ -22,6 +22,7 @@ pub(crate) mod expected;
 pub(crate) mod float;
 pub(crate) mod float4;
 pub(crate) mod image;
+pub(crate) mod m68k;
 pub(crate) mod order;
 pub(crate) mod pixel;
 pub(crate) mod pixel2;
@@ -31,6 +32,7 @@ pub(crate) mod sparse;
 pub(crate) mod text;
 pub(crate) mod word;
 pub(crate) mod x86;
+pub(crate) mod x86_4;
 
 /// What a family sees of the byte about to be coded.
 pub(crate) struct ByteCtx<'a> {
