@@ -71,6 +71,9 @@ impl CmConfig {
             + if self.revision > 0 { 6 << 20 } else { 0 }
             // Revision 2: the two APMs of `sse.rs`.
             + if self.revision >= 2 { 2 * 2 * 33 * 65536 } else { 0 }
+            // Revision 4 audio (models/audio4.rs): covariances, cascades and
+            // expected-bit tables of two channels, under 256 KiB.
+            + if self.revision >= 4 { 256 << 10 } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the
