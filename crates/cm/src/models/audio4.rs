@@ -12,6 +12,8 @@
 //!   [`SOLVE_EVERY`] samples (a leading block's factor is the leading part
 //!   of the whole factor: one factorisation serves the three orders),
 //! - a sign-sign LMS over the same history,
+//! - the OLS 32 prediction corrected by a cascade of two sign-sign LMS
+//!   stages (512 and 16 taps) over its past residuals,
 //! - the last sample, the linear extrapolation of the last two, and (stereo)
 //!   the other channel's current sample moved by this channel's last step,
 //!   or (mono) the quadratic extrapolation.
@@ -27,7 +29,6 @@
 //! All arithmetic is integer.
 
 use super::audio::AudioInfo;
-use super::expected::ExpectedBits;
 use super::{ByteCtx, ContextModel, hash2};
 use crate::logistic::{squash, stretch};
 
@@ -45,14 +46,13 @@ const REGULARISE: u32 = 10;
 const WBITS: u32 = 24;
 /// LMS taps (over the interleaved history).
 const TAPS: usize = 16;
-/// Number of predictors: 3 OLS, LMS, s1, 2 s1 - s2, other channel / 3rd order.
+/// Number of predictors: 3 OLS, LMS, s1, 2 s1 - s2, other channel / 3rd
+/// order, OLS 32 with the cascade.
 const P: usize = 8;
-/// Predictors with an expected-byte input too (OLS 32, OLS 8, LMS, 2 s1 - s2).
-const EXPECTED: [usize; 4] = [0, 2, 3, 5];
 /// Error magnitude classes.
 const CLASSES: usize = 18;
 /// Hashed contexts.
-const CONTEXTS: usize = 9;
+const CONTEXTS: usize = 3;
 
 /// A least-squares predictor family of one channel: the decayed covariance
 /// of the feature vector (the last [`N`] interleaved samples) and of the
@@ -176,16 +176,24 @@ impl Ols {
     }
 }
 
-/// Taps of the cascade's LMS over the OLS residuals.
+/// Taps of the cascade's first LMS over the OLS residuals.
 const LONG: usize = 512;
 /// The cascade's weight step.
 const MU: i32 = 8;
+/// Taps and weight step of the cascade's second stage (over the first
+/// stage's residuals).
+const SHORT: usize = 16;
+const MU2: i32 = 32;
 
-/// A sign-sign LMS over one channel's past OLS residuals, predicting the
-/// next residual (a cascade after the OLS predictor: it learns what a
-/// short predictor misses, such as long periods).
+/// A sign-sign LMS over one channel's past residuals of an earlier
+/// predictor, predicting the next residual (a cascade after the OLS
+/// predictor: it learns what a short predictor misses, such as long
+/// periods).
 #[derive(Debug, Clone)]
 struct Cascade {
+    /// Taps and weight step.
+    taps: usize,
+    mu: i32,
     /// Weights (16 fraction bits).
     w: Vec<i32>,
     /// Past residuals, a ring of `LONG` (`at` is the newest).
@@ -194,17 +202,19 @@ struct Cascade {
 }
 
 impl Cascade {
-    fn new() -> Self {
+    fn new(taps: usize, mu: i32) -> Self {
         Cascade {
-            w: vec![0; LONG],
-            u: vec![0; 2 * LONG],
+            taps,
+            mu,
+            w: vec![0; taps],
+            u: vec![0; 2 * taps],
             at: 0,
         }
     }
 
     /// The predicted residual.
     fn predict(&self) -> i32 {
-        let u = &self.u[self.at..self.at + LONG];
+        let u = &self.u[self.at..self.at + self.taps];
         let dot: i64 = self
             .w
             .iter()
@@ -216,16 +226,20 @@ impl Cascade {
 
     /// Learns residual `r` (the prediction was `predicted`) and shifts it in.
     fn update(&mut self, r: i32, predicted: i32) {
-        let sign = (r - predicted).signum() * MU;
-        let u = &self.u[self.at..self.at + LONG];
+        let sign = (r - predicted).signum() * self.mu;
+        let u = &self.u[self.at..self.at + self.taps];
         for (w, &x) in self.w.iter_mut().zip(u) {
             *w = (*w + sign * x.signum()).clamp(-(1 << 20), 1 << 20);
         }
         // The ring is stored twice so that the newest `LONG` are contiguous.
-        self.at = if self.at == 0 { LONG - 1 } else { self.at - 1 };
+        self.at = if self.at == 0 {
+            self.taps - 1
+        } else {
+            self.at - 1
+        };
         let r = r.clamp(-(1 << 17), 1 << 17);
         self.u[self.at] = r;
-        self.u[self.at + LONG] = r;
+        self.u[self.at + self.taps] = r;
     }
 }
 
@@ -275,10 +289,13 @@ pub(crate) struct Audio4Contexts {
     count: usize,
     ols: Vec<Ols>,
     lms: Vec<Lms>,
+    /// The cascade's two stages.
     cascade: Vec<Cascade>,
-    /// The OLS 32 prediction and the cascade's residual prediction.
+    cascade2: Vec<Cascade>,
+    /// The OLS 32 prediction and the cascade stages' residual predictions.
     ols_pred: i32,
     cascade_pred: i32,
+    cascade2_pred: i32,
     /// Mean error magnitude per channel and predictor (4 fraction bits).
     mad: Vec<[i64; P]>,
     /// The predictions of the next sample.
@@ -291,7 +308,6 @@ pub(crate) struct Audio4Contexts {
     last_err: Vec<i32>,
     /// Per-bit state of the current byte.
     bit: BitState,
-    bits: ExpectedBits<{ EXPECTED.len() }>,
 }
 
 /// What the per-bit inputs of the current byte need.
@@ -322,7 +338,11 @@ impl Audio4Contexts {
             count: 0,
             ols: (0..info.channels).map(|_| Ols::new(last)).collect(),
             lms: (0..info.channels).map(|_| Lms::new(last)).collect(),
-            cascade: (0..info.channels).map(|_| Cascade::new()).collect(),
+            cascade: (0..info.channels).map(|_| Cascade::new(LONG, MU)).collect(),
+            cascade2: (0..info.channels)
+                .map(|_| Cascade::new(SHORT, MU2))
+                .collect(),
+            cascade2_pred: 0,
             ols_pred: 0,
             cascade_pred: 0,
             mad: vec![[16 * 64; P]; info.channels],
@@ -331,7 +351,6 @@ impl Audio4Contexts {
             best: 0,
             last_err: vec![0; info.channels],
             bit: BitState::default(),
-            bits: ExpectedBits::new(4 * CLASSES),
         }
     }
 
@@ -378,6 +397,7 @@ impl Audio4Contexts {
         }
         self.last_err[ch] = s - self.pred[self.best];
         self.cascade[ch].update(s - self.ols_pred, self.cascade_pred);
+        self.cascade2[ch].update(s - self.ols_pred - self.cascade_pred, self.cascade2_pred);
         self.ols[ch].update(&self.hist, s);
         self.lms[ch].update(&self.hist, s - self.pred[3]);
         self.hist.copy_within(0..N - 1, 1);
@@ -398,6 +418,7 @@ impl Audio4Contexts {
         let ols = &self.ols[ch];
         self.ols_pred = ols.predict(0, x);
         self.cascade_pred = self.cascade[ch].predict();
+        self.cascade2_pred = self.cascade2[ch].predict();
         self.pred = [
             self.ols_pred,
             ols.predict(1, x),
@@ -406,7 +427,7 @@ impl Audio4Contexts {
             s1,
             2 * s1 - s2,
             third,
-            self.ols_pred + self.cascade_pred,
+            self.ols_pred + self.cascade_pred + self.cascade2_pred,
         ];
         self.best = (0..P).min_by_key(|&k| (self.mad[ch][k], k)).unwrap_or(0);
     }
@@ -458,14 +479,8 @@ impl ContextModel for Audio4Contexts {
             | u32::from(self.last_err[self.ch] < 0);
         let hs = [
             hash2(e[0], class(0)),
-            hash2(e[1], class(1)),
-            hash2(e[2], class(2)),
-            hash2(e[3], class(3)),
-            hash2(e[0], e[2] << 9 | e[3]),
             hash2(fine(self.pred[b]), class(b) << 4 | b as u32),
             hash2(e[b], err << 4 | b as u32),
-            hash2(ctx.c4() & 0xFF, class(b)),
-            hash2(e[5], e[6] << 9 | class(5)),
         ];
         for (j, (o, h)) in out.iter_mut().zip(hs).enumerate() {
             *o = hash2(h, tag | (j as u32) << 8 | 0x4000);
@@ -473,7 +488,7 @@ impl ContextModel for Audio4Contexts {
     }
 
     fn bit_inputs(&self) -> usize {
-        P + EXPECTED.len()
+        P
     }
 
     /// The byte the best prediction implies.
@@ -482,10 +497,7 @@ impl ContextModel for Audio4Contexts {
     }
 
     fn begin_byte(&mut self, ctx: &ByteCtx<'_>) {
-        let bis = self.bis(ctx.pos);
         let low = self.low(ctx);
-        let expected = EXPECTED.map(|k| self.implied(low, self.pred[k]));
-        self.bits.begin(expected, self.situation(bis));
         let mut b = BitState {
             p: self.pred,
             ..BitState::default()
@@ -554,11 +566,6 @@ impl ContextModel for Audio4Contexts {
             let (m0, m1) = (m0.max(0) + 1, m1.max(0) + 1);
             *o = stretch(((m1 << 16) / (m0 + m1)) as u32);
         }
-        self.bits.predict(c0, i, &mut out[P..]);
-    }
-
-    fn update_bit(&mut self, bit: u32) {
-        self.bits.update(bit);
     }
 
     fn observe(&mut self, data: &[u8], pos: usize, _byte: u8) {
@@ -604,7 +611,7 @@ mod tests {
 
     #[test]
     fn cascade_learns_a_periodic_residual() {
-        let mut c = Cascade::new();
+        let mut c = Cascade::new(LONG, MU);
         let mut err = 0;
         // The residuals' mean magnitude is 281: the sign-sign cascade
         // removes a good part of it (not all: its steps are coarse).
@@ -643,7 +650,7 @@ mod tests {
             };
             f.begin_byte(&ctx);
             let mut c0 = 1u32;
-            let mut out = [0i32; P + EXPECTED.len()];
+            let mut out = [0i32; P];
             for i in (5..8).rev() {
                 f.predict_bit(c0, i, &mut out);
                 let bit = u32::from(byte >> i) & 1;
