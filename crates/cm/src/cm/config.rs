@@ -81,6 +81,9 @@ impl CmConfig {
             // Revision 4, x86 (FORMAT 4.15.4): the x86 family's mixer selector,
             // 7 * 64 * 8 weight sets of up to 32 i16 weights.
             + if self.revision >= 4 { 2 * 7 * 64 * 8 * 32 } else { 0 }
+            // Revision 4 audio (models/audio4.rs): covariances, cascades and
+            // expected-bit tables of two channels, under 256 KiB.
+            + if self.revision >= 4 { 256 << 10 } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

@@ -41,6 +41,7 @@ use crate::lstm::{LstmConfig, SerialInput};
 use crate::matcher::{MatchModel, Visibility};
 use crate::mixer2::Mixer2;
 use crate::models::audio::AudioContexts;
+use crate::models::audio4::Audio4Contexts;
 use crate::models::biff::BiffContexts;
 use crate::models::bilevel::BilevelContexts;
 use crate::models::bilevel4::Bilevel4Contexts;
@@ -118,6 +119,11 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             }
             v
         }
+        // Revision 4: the OLS/LMS audio family (doc/FORMAT.md 4.15.5).
+        DataKind::Audio(a) if config.revision >= 4 => vec![
+            Box::new(OrderContexts::new(0, 0)),
+            Box::new(Audio4Contexts::new(a)),
+        ],
         DataKind::Audio(a) => vec![
             Box::new(OrderContexts::new(0, 0)),
             Box::new(AudioContexts::new(a)),

@@ -14,6 +14,7 @@ use crate::cm::CmStream;
 use crate::matcher::Visibility;
 
 pub(crate) mod audio;
+pub(crate) mod audio4;
 pub(crate) mod biff;
 pub(crate) mod bilevel;
 pub(crate) mod bilevel4;
