@@ -71,6 +71,9 @@ impl CmConfig {
             + if self.revision > 0 { 6 << 20 } else { 0 }
             // Revision 2: the two APMs of `sse.rs`.
             + if self.revision >= 2 { 2 * 2 * 33 * 65536 } else { 0 }
+            // Revision 4: the indirect family's byte histories (and its two
+            // contexts' state maps, counted in `slots` above).
+            + if self.revision >= 4 { crate::models::indirect::IndirectContexts::MEMORY } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

@@ -46,6 +46,7 @@ use crate::models::bilevel::BilevelContexts;
 use crate::models::detect::{DataKind, Detector};
 use crate::models::float::FloatContexts;
 use crate::models::image::ImageContexts;
+use crate::models::indirect::IndirectContexts;
 use crate::models::order::OrderContexts;
 use crate::models::pixel::PixelContexts;
 use crate::models::pixel2::Pixel2Contexts;
@@ -68,6 +69,10 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
     // Revision 2: the text family replaces the word and image families.
     if config.word && config.revision >= 2 {
         f.push(Box::new(TextContexts::new()));
+        // Revision 4: the indirect contexts after the text family.
+        if config.revision >= 4 {
+            f.push(Box::new(IndirectContexts::new()));
+        }
     } else if config.word {
         f.push(Box::new(WordContexts));
     }
@@ -132,6 +137,10 @@ fn generic_with(special: Box<dyn ContextModel>, config: &CmConfig) -> Vec<Box<dy
     }
     f
 }
+
+/// Revision 4's starting weight of every first-layer mixer input
+/// (16384 = 1.0; doc/FORMAT.md 4.15.1).
+const REV4_INITIAL_WEIGHT: i16 = 2000;
 
 /// The mixer inputs after the hashed contexts, in mixer order: an order-0
 /// prediction, one per match model, the network's (if any), and a bias. The
@@ -243,7 +252,18 @@ impl Cm {
             extra_selectors: config.revision >= 2,
         };
         cm.install(families(config));
+        cm.rev4_initial_weights();
         cm
+    }
+
+    /// Revision 4 starts every first-layer weight of the configured
+    /// families' mixer at 2000 / 16384 (about 0.12) rather than 0.3: with
+    /// more than twenty inputs the first bytes' mix is less overconfident.
+    /// (A detected kind's mixer starts as in revision 2.)
+    fn rev4_initial_weights(&mut self) {
+        if self.config.revision >= 4 {
+            self.mixer.set_initial_weights(REV4_INITIAL_WEIGHT);
+        }
     }
 
     /// Adds the serial network of doc/FORMAT.md section 4.12: an LSTM that
@@ -259,6 +279,7 @@ impl Cm {
         self.direct.serial = true;
         let families = std::mem::take(&mut self.families);
         self.install(families);
+        self.rev4_initial_weights();
         self
     }
 
