@@ -47,12 +47,13 @@ use crate::models::detect::{DataKind, Detector};
 use crate::models::float::FloatContexts;
 use crate::models::image::ImageContexts;
 use crate::models::indirect::IndirectContexts;
+use crate::models::matchctx::MatchContexts;
 use crate::models::order::OrderContexts;
 use crate::models::pixel::PixelContexts;
 use crate::models::pixel2::Pixel2Contexts;
 use crate::models::record::RecordContexts;
 use crate::models::sparse::SparseContexts;
-use crate::models::text::TextContexts;
+use crate::models::text::{self, TextContexts};
 use crate::models::word::WordContexts;
 use crate::models::x86::X86Contexts;
 use crate::models::{ByteCtx, ContextModel, hash2};
@@ -72,6 +73,7 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
         // Revision 4: the indirect contexts after the text family.
         if config.revision >= 4 {
             f.push(Box::new(IndirectContexts::new()));
+            f.push(Box::new(MatchContexts));
         }
     } else if config.word {
         f.push(Box::new(WordContexts));
@@ -138,6 +140,11 @@ fn generic_with(special: Box<dyn ContextModel>, config: &CmConfig) -> Vec<Box<dy
     f
 }
 
+/// Revision 4's extra mixer selector: the character classes
+/// (`models/text.rs`, 4 bits each) of the last three bytes, with the bit
+/// position.
+const REV4_CLASS_SETS: usize = 16 * 16 * 16 * 8;
+
 /// Revision 4's starting weight of every first-layer mixer input
 /// (16384 = 1.0; doc/FORMAT.md 4.15.1).
 const REV4_INITIAL_WEIGHT: i16 = 2000;
@@ -199,6 +206,9 @@ pub struct Cm {
     /// Revision 2: one more mixer selector (the byte before the last),
     /// after the configured ones.
     extra_selectors: bool,
+    /// Revision 4: the classes of the last three bytes (a mixer
+    /// selector's context, `class(c1) * 256 + class(c2) * 16 + class(c3)`).
+    classes: usize,
     hashes: Vec<u32>,
     buckets: Vec<usize>,
     nodes: Vec<usize>,
@@ -250,6 +260,7 @@ impl Cm {
             sse: (config.revision >= 2).then(TextSse::new),
             sse_byte: SseByte::default(),
             extra_selectors: config.revision >= 2,
+            classes: 0,
         };
         cm.install(families(config));
         cm.rev4_initial_weights();
@@ -301,6 +312,9 @@ impl Cm {
             .collect();
         if self.extra_selectors {
             chosen.push(256);
+        }
+        if self.config.revision >= 4 {
+            chosen.push(REV4_CLASS_SETS);
         }
         self.bit_families = (0..families.len())
             .filter(|&k| families[k].bit_inputs() > 0)
@@ -470,6 +484,10 @@ impl Cm {
         }
         if self.extra_selectors {
             self.mixer.select(k, self.sse_byte.c2 as usize);
+            k += 1;
+        }
+        if self.config.revision >= 4 {
+            self.mixer.select(k, self.classes * 8 + i as usize);
         }
         self.mixer.select_final(i as usize);
         let d = self.mixer.mix();
@@ -522,16 +540,24 @@ impl Cm {
         neural: Option<&FreqTable>,
     ) -> u8 {
         debug_assert_eq!(neural.is_some(), self.neural_input, "neural input mismatch");
-        self.context_hashes(st, data, pos, vis);
-        self.find_buckets(None);
-        if let Some(s) = self.serial.as_mut() {
-            s.begin_byte();
+        // Revision 4's match contexts hash the match model's expected
+        // byte: the match models look for this byte's match first.
+        let early = self.config.revision >= 4;
+        if !early {
+            self.context_hashes(st, data, pos, vis);
         }
         if let Some(m) = self.matcher.as_mut() {
             m.begin_byte(&mut st.matcher, data, st.start, pos, vis);
         }
         if let Some(m) = self.matcher2.as_mut() {
             m.begin_byte(&mut st.matcher2, data, st.start, pos, vis);
+        }
+        if early {
+            self.context_hashes(st, data, pos, vis);
+        }
+        self.find_buckets(None);
+        if let Some(s) = self.serial.as_mut() {
+            s.begin_byte();
         }
         let byte = u32::from(data[pos]);
         let c1 = st.c4 & 0xFF;
@@ -550,6 +576,10 @@ impl Cm {
             };
         }
         let h2 = (hash2(c1, c2 | 0x1_0000) >> 24) as usize;
+        if self.config.revision >= 4 {
+            let class = |b: u32| text::class(b as u8) as usize;
+            self.classes = class(c1) << 8 | class(c2) << 4 | class(st.c4 >> 16);
+        }
         let mut c0 = 1u32;
         let mut nib = 1usize;
         for i in (0..8).rev() {

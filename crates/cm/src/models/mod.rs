@@ -21,6 +21,7 @@ pub(crate) mod expected;
 pub(crate) mod float;
 pub(crate) mod image;
 pub(crate) mod indirect;
+pub(crate) mod matchctx;
 pub(crate) mod order;
 pub(crate) mod pixel;
 pub(crate) mod pixel2;
