@@ -145,6 +145,12 @@ fn generic_with(special: Box<dyn ContextModel>, config: &CmConfig) -> Vec<Box<dy
 /// position.
 const REV4_CLASS_SETS: usize = 16 * 16 * 16 * 8;
 
+/// The adaptation shift of every APM: revision 4 adapts faster (6; 7
+/// before it).
+fn apm_rate(revision: u8) -> u32 {
+    if revision >= 4 { 6 } else { 7 }
+}
+
 /// Revision 4's starting weight of every first-layer mixer input
 /// (16384 = 1.0; doc/FORMAT.md 4.15.1).
 const REV4_INITIAL_WEIGHT: i16 = 2000;
@@ -246,7 +252,7 @@ impl Cm {
             neural_input,
             serial: None,
             mixer: Mixer2::new(1, &[1], 1, 6, 2),
-            apms: ApmChain::new(config.apms),
+            apms: ApmChain::with_rate(config.apms, apm_rate(config.revision)),
             selectors: config.selectors,
             direct,
             config: *config,
@@ -257,7 +263,7 @@ impl Cm {
             apm_byte: None,
             detector: (config.revision >= 1 && !neural_input)
                 .then(|| Detector::for_revision(config.revision)),
-            sse: (config.revision >= 2).then(TextSse::new),
+            sse: (config.revision >= 2).then(|| TextSse::with_rate(apm_rate(config.revision))),
             sse_byte: SseByte::default(),
             extra_selectors: config.revision >= 2,
             classes: 0,
