@@ -104,12 +104,14 @@ impl ApmChain {
         self.order2.visit(v);
     }
 
-    /// The APMs that the `apms` bits select (the others take no memory).
-    pub fn new(apms: u8) -> Self {
+    /// The APMs that the `apms` bits select (the others take no memory),
+    /// with adaptation shift `rate` (7 up to CM revision 2, 6 in revision
+    /// 4).
+    pub fn with_rate(apms: u8, rate: u32) -> Self {
         ApmChain {
             apms,
-            order1: Apm::new(if apms & 1 != 0 { 1 << 16 } else { 0 }, 7),
-            order2: Apm::new(if apms & 2 != 0 { 1 << 16 } else { 0 }, 7),
+            order1: Apm::new(if apms & 1 != 0 { 1 << 16 } else { 0 }, rate),
+            order2: Apm::new(if apms & 2 != 0 { 1 << 16 } else { 0 }, rate),
         }
     }
 

@@ -104,6 +104,14 @@ impl Mixer2 {
         self.flr = final_lr;
     }
 
+    /// Sets every first-layer weight to `w` (16384 = 1.0) in place of the
+    /// 0.3 that [`new`](Self::new) starts with.
+    pub fn set_initial_weights(&mut self, w: i16) {
+        for lane in &mut self.w {
+            lane[..self.n].fill(w);
+        }
+    }
+
     /// Number of inputs.
     pub fn inputs(&self) -> usize {
         self.n

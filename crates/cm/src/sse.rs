@@ -40,10 +40,11 @@ impl TextSse {
     }
 
     /// Fresh APMs (2^16 contexts of 33 points each, 4.3 MB each).
-    pub fn new() -> Self {
+    /// `rate` is the adaptation shift (7 in CM revision 2, 6 in revision 4).
+    pub fn with_rate(rate: u32) -> Self {
         TextSse {
-            word: Apm::new(1 << 16, 7),
-            matched: Apm::new(1 << 16, 7),
+            word: Apm::new(1 << 16, rate),
+            matched: Apm::new(1 << 16, rate),
         }
     }
 

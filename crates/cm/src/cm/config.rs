@@ -84,6 +84,12 @@ impl CmConfig {
             // Revision 4 audio (models/audio4.rs): covariances, cascades and
             // expected-bit tables of two channels, under 256 KiB.
             + if self.revision >= 4 { 256 << 10 } else { 0 }
+            // Revision 4: the indirect family's byte histories (and its two
+            // contexts' state maps, counted in `slots` above).
+            + if self.revision >= 4 { crate::models::indirect::IndirectContexts::MEMORY } else { 0 }
+            // Revision 4: the mixer's character-class selector, 32,768
+            // weight sets of 64 bytes.
+            + if self.revision >= 4 { 64 << 15 } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

@@ -50,13 +50,15 @@ use crate::models::float::FloatContexts;
 use crate::models::float4::Float4Contexts;
 use crate::models::image::ImageContexts;
 use crate::models::m68k::WordBeContexts;
+use crate::models::indirect::IndirectContexts;
+use crate::models::matchctx::MatchContexts;
 use crate::models::order::OrderContexts;
 use crate::models::pixel::PixelContexts;
 use crate::models::pixel2::Pixel2Contexts;
 use crate::models::pixel4::Pixel4Contexts;
 use crate::models::record::RecordContexts;
 use crate::models::sparse::SparseContexts;
-use crate::models::text::TextContexts;
+use crate::models::text::{self, TextContexts};
 use crate::models::word::WordContexts;
 use crate::models::x86::X86Contexts;
 use crate::models::x86_4::X86v4Contexts;
@@ -74,6 +76,11 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
     // Revision 2: the text family replaces the word and image families.
     if config.word && config.revision >= 2 {
         f.push(Box::new(TextContexts::new()));
+        // Revision 4: the indirect contexts after the text family.
+        if config.revision >= 4 {
+            f.push(Box::new(IndirectContexts::new()));
+            f.push(Box::new(MatchContexts));
+        }
     } else if config.word {
         f.push(Box::new(WordContexts));
     }
@@ -161,6 +168,21 @@ fn generic_with(special: Box<dyn ContextModel>, config: &CmConfig) -> Vec<Box<dy
     f
 }
 
+/// Revision 4's extra mixer selector: the character classes
+/// (`models/text.rs`, 4 bits each) of the last three bytes, with the bit
+/// position.
+const REV4_CLASS_SETS: usize = 16 * 16 * 16 * 8;
+
+/// The adaptation shift of every APM: revision 4 adapts faster (6; 7
+/// before it).
+fn apm_rate(revision: u8) -> u32 {
+    if revision >= 4 { 6 } else { 7 }
+}
+
+/// Revision 4's starting weight of every first-layer mixer input
+/// (16384 = 1.0; doc/FORMAT.md 4.15.1).
+const REV4_INITIAL_WEIGHT: i16 = 2000;
+
 /// The mixer inputs after the hashed contexts, in mixer order: an order-0
 /// prediction, one per match model, the network's (if any), and a bias. The
 /// mixer's size ([`count`](Self::count)) and the inputs set per bit
@@ -218,6 +240,9 @@ pub struct Cm {
     /// Revision 2: one more mixer selector (the byte before the last),
     /// after the configured ones.
     extra_selectors: bool,
+    /// Revision 4: the classes of the last three bytes (a mixer
+    /// selector's context, `class(c1) * 256 + class(c2) * 16 + class(c3)`).
+    classes: usize,
     hashes: Vec<u32>,
     buckets: Vec<usize>,
     nodes: Vec<usize>,
@@ -255,7 +280,7 @@ impl Cm {
             neural_input,
             serial: None,
             mixer: Mixer2::new(1, &[1], 1, 6, 2),
-            apms: ApmChain::new(config.apms),
+            apms: ApmChain::with_rate(config.apms, apm_rate(config.revision)),
             selectors: config.selectors,
             direct,
             config: *config,
@@ -266,12 +291,24 @@ impl Cm {
             apm_byte: None,
             detector: (config.revision >= 1 && !neural_input)
                 .then(|| Detector::for_revision(config.revision)),
-            sse: (config.revision >= 2).then(TextSse::new),
+            sse: (config.revision >= 2).then(|| TextSse::with_rate(apm_rate(config.revision))),
             sse_byte: SseByte::default(),
             extra_selectors: config.revision >= 2,
+            classes: 0,
         };
         cm.install(families(config));
+        cm.rev4_initial_weights();
         cm
+    }
+
+    /// Revision 4 starts every first-layer weight of the configured
+    /// families' mixer at 2000 / 16384 (about 0.12) rather than 0.3: with
+    /// more than twenty inputs the first bytes' mix is less overconfident.
+    /// (A detected kind's mixer starts as in revision 2.)
+    fn rev4_initial_weights(&mut self) {
+        if self.config.revision >= 4 {
+            self.mixer.set_initial_weights(REV4_INITIAL_WEIGHT);
+        }
     }
 
     /// Adds the serial network of doc/FORMAT.md section 4.12: an LSTM that
@@ -287,6 +324,7 @@ impl Cm {
         self.direct.serial = true;
         let families = std::mem::take(&mut self.families);
         self.install(families);
+        self.rev4_initial_weights();
         self
     }
 
@@ -308,6 +346,9 @@ impl Cm {
             .collect();
         if self.extra_selectors {
             chosen.push(256);
+        }
+        if self.config.revision >= 4 {
+            chosen.push(REV4_CLASS_SETS);
         }
         self.bit_families = (0..families.len())
             .filter(|&k| families[k].bit_inputs() > 0)
@@ -477,6 +518,10 @@ impl Cm {
         }
         if self.extra_selectors {
             self.mixer.select(k, self.sse_byte.c2 as usize);
+            k += 1;
+        }
+        if self.config.revision >= 4 {
+            self.mixer.select(k, self.classes * 8 + i as usize);
         }
         self.mixer.select_final(i as usize);
         let d = self.mixer.mix();
@@ -529,16 +574,24 @@ impl Cm {
         neural: Option<&FreqTable>,
     ) -> u8 {
         debug_assert_eq!(neural.is_some(), self.neural_input, "neural input mismatch");
-        self.context_hashes(st, data, pos, vis);
-        self.find_buckets(None);
-        if let Some(s) = self.serial.as_mut() {
-            s.begin_byte();
+        // Revision 4's match contexts hash the match model's expected
+        // byte: the match models look for this byte's match first.
+        let early = self.config.revision >= 4;
+        if !early {
+            self.context_hashes(st, data, pos, vis);
         }
         if let Some(m) = self.matcher.as_mut() {
             m.begin_byte(&mut st.matcher, data, st.start, pos, vis);
         }
         if let Some(m) = self.matcher2.as_mut() {
             m.begin_byte(&mut st.matcher2, data, st.start, pos, vis);
+        }
+        if early {
+            self.context_hashes(st, data, pos, vis);
+        }
+        self.find_buckets(None);
+        if let Some(s) = self.serial.as_mut() {
+            s.begin_byte();
         }
         let byte = u32::from(data[pos]);
         let c1 = st.c4 & 0xFF;
@@ -557,6 +610,10 @@ impl Cm {
             };
         }
         let h2 = (hash2(c1, c2 | 0x1_0000) >> 24) as usize;
+        if self.config.revision >= 4 {
+            let class = |b: u32| text::class(b as u8) as usize;
+            self.classes = class(c1) << 8 | class(c2) << 4 | class(st.c4 >> 16);
+        }
         let mut c0 = 1u32;
         let mut nib = 1usize;
         for i in (0..8).rev() {

@@ -24,6 +24,8 @@ pub(crate) mod float;
 pub(crate) mod float4;
 pub(crate) mod image;
 pub(crate) mod m68k;
+pub(crate) mod indirect;
+pub(crate) mod matchctx;
 pub(crate) mod order;
 pub(crate) mod pixel;
 pub(crate) mod pixel2;

@@ -23,7 +23,7 @@ const STACK: usize = 16;
 
 /// The class of a byte for the char-class contexts (4 bits).
 #[inline]
-fn class(b: u8) -> u32 {
+pub(crate) fn class(b: u8) -> u32 {
     match b {
         b' ' | b'\t' => 0,
         b'\n' | b'\r' => 1,
