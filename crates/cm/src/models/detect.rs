@@ -9,8 +9,8 @@ use super::audio::AudioInfo;
 use super::biff::parse_bof;
 use super::float::{DETECT_LEN, FloatInfo};
 use super::image::ImageInfo;
-use super::pixel4::{parse_bmp, parse_tga};
 use super::m68k::is_resource_fork;
+use super::pixel4::{parse_bmp, parse_tga};
 
 /// Longest header looked at.
 pub(crate) const MAX_HEADER: usize = 1024;
@@ -95,16 +95,13 @@ impl Detector {
     }
 
     /// The detector of CM revision `revision`: from revision 2 on it also
-    /// looks for float arrays, from revision 4 on for BMP and TGA headers.
+    /// looks for float arrays, from revision 4 on for BMP and TGA headers
+    /// and resource forks, and splits 8-byte float layouts.
     pub fn for_revision(revision: u8) -> Self {
         Detector {
             floats: revision >= 2,
             bitmaps: revision >= 4,
             narrow: revision >= 4,
-    /// looks for float arrays, from revision 4 on for resource forks.
-    pub fn for_revision(revision: u8) -> Self {
-        Detector {
-            floats: revision >= 2,
             forks: revision >= 4,
             ..Detector::new()
         }
@@ -163,6 +160,8 @@ impl Detector {
                 .then(|| parse_bmp(&self.header).or_else(|| parse_tga(&self.header)))
                 .flatten()
                 .map(DataKind::Image)
+        })
+        .or_else(|| {
             (self.forks && is_resource_fork(&self.header)).then_some(DataKind::ResourceFork)
         });
         if kind.is_some() {
