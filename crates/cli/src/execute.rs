@@ -272,6 +272,36 @@ impl Ctx<'_> {
             eprintln!("sep: {}: {note}", display_name(input));
         }
         let start = Instant::now();
+        // Issue 20: a small file given no --prior gets a built-in prior when
+        // that makes the archive smaller (--prior none opts out).
+        let auto = sep::prior::builtin::AUTO_MAX_LEN as u64;
+        if let (None, Some(n @ 1..)) = (&self.args.prior, inp.len)
+            && n <= auto
+        {
+            let mut data = Vec::with_capacity(n as usize);
+            inp.reader
+                .read_to_end(&mut data)
+                .map_err(|e| anyhow!(sep::Error::from_io(e)))?;
+            if let Some((_, archive)) = sep::prior::builtin::pick(&data, &options) {
+                out.writer().write_all(&archive).context("write failed")?;
+                out.commit(inp.meta.as_ref())?;
+                if inp.changed() {
+                    bail!(
+                        "changed while being read; the output holds the {n} bytes read; input kept"
+                    );
+                }
+                self.report(
+                    input,
+                    out_path.as_deref(),
+                    n,
+                    archive.len() as u64,
+                    n,
+                    start,
+                );
+                return Ok(());
+            }
+            inp.reader = Box::new(io::Cursor::new(data));
+        }
         let mut enc = sep::Encoder::new(BufWriter::with_capacity(1 << 16, out.writer()), &options)
             .map_err(|e| anyhow!(e))?;
         self.settings(input, enc.header());
