@@ -282,23 +282,11 @@ impl Ctx<'_> {
             inp.reader
                 .read_to_end(&mut data)
                 .map_err(|e| anyhow!(sep::Error::from_io(e)))?;
-            if let Some((_, archive)) = sep::prior::builtin::pick(&data, &options) {
-                out.writer().write_all(&archive).context("write failed")?;
-                out.commit(inp.meta.as_ref())?;
-                if inp.changed() {
-                    bail!(
-                        "changed while being read; the output holds the {n} bytes read; input kept"
-                    );
-                }
-                self.report(
-                    input,
-                    out_path.as_deref(),
-                    n,
-                    archive.len() as u64,
-                    n,
-                    start,
-                );
-                return Ok(());
+            // The encoder below codes it again, so that statistics, reports
+            // and removing the input work as for any archive.
+            if let Some((prior, _)) = sep::prior::builtin::pick(&data, &options) {
+                options.model = prior.model();
+                options.prior = Some(prior);
             }
             inp.reader = Box::new(io::Cursor::new(data));
         }

@@ -330,9 +330,12 @@ fn small_files_get_a_built_in_prior() {
     let listed = String::from_utf8(stdout(&["-l"], &plain)).unwrap();
     assert!(!listed.contains("prior"), "{listed}");
     assert_eq!(stdout(&["-d", "-c", "-q"], &plain), data);
-    // Written to a file, the archive is the same and decodes in place.
-    sep().args(["-q", "-k"]).arg(&file).assert().success();
+    // Written to a file, the archive is the same, and --rm removes the
+    // input as after any compression.
+    sep().args(["-q", "--rm"]).arg(&file).assert().success();
     assert_eq!(fs::read(dir.path().join("xargs.1.sep")).unwrap(), auto);
+    assert!(!file.exists(), "the input is removed");
+    fs::write(&file, &data).unwrap();
     sep()
         .args(["-q", "--prior", "builtin:nope", "-c"])
         .arg(&file)
