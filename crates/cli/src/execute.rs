@@ -272,6 +272,24 @@ impl Ctx<'_> {
             eprintln!("sep: {}: {note}", display_name(input));
         }
         let start = Instant::now();
+        // Issue 20: a small file given no --prior gets a built-in prior when
+        // that makes the archive smaller (--prior none opts out).
+        let auto = sep::prior::builtin::AUTO_MAX_LEN as u64;
+        if let (None, Some(n @ 1..)) = (&self.args.prior, inp.len)
+            && n <= auto
+        {
+            let mut data = Vec::with_capacity(n as usize);
+            inp.reader
+                .read_to_end(&mut data)
+                .map_err(|e| anyhow!(sep::Error::from_io(e)))?;
+            // The encoder below codes it again, so that statistics, reports
+            // and removing the input work as for any archive.
+            if let Some((prior, _)) = sep::prior::builtin::pick(&data, &options) {
+                options.model = prior.model();
+                options.prior = Some(prior);
+            }
+            inp.reader = Box::new(io::Cursor::new(data));
+        }
         let mut enc = sep::Encoder::new(BufWriter::with_capacity(1 << 16, out.writer()), &options)
             .map_err(|e| anyhow!(e))?;
         self.settings(input, enc.header());

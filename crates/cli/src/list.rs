@@ -44,9 +44,10 @@ impl Ctx<'_> {
                     info.content_length,
                     ratio,
                     model_label(&info.header)
-                        + &info.header.prior_id.map_or(String::new(), |id| {
-                            format!(" prior {}", sep::prior::id_hex(&id))
-                        }),
+                        + &info
+                            .header
+                            .prior_id
+                            .map_or(String::new(), |id| format!(" prior {}", prior_label(&id))),
                     display_name(input)
                 )?;
             }
@@ -92,7 +93,7 @@ impl Ctx<'_> {
             writeln!(o, "  context (L)     {}", h.context)?;
             writeln!(o, "  seed            {}", h.seed)?;
             if let Some(id) = &h.prior_id {
-                writeln!(o, "  prior           {}", sep::prior::id_hex(id))?;
+                writeln!(o, "  prior           {}", prior_label(id))?;
             }
             let (one, all) = (
                 PROGRAM_MEMORY + info.decoder_memory(1),
@@ -126,5 +127,14 @@ impl Ctx<'_> {
             list_segments(input)?;
         }
         Ok(())
+    }
+}
+
+/// A prior's id as `sep -l` shows it: `builtin:NAME` for a built-in prior
+/// (issue 20), else its 32 hex digits.
+fn prior_label(id: &[u8; 16]) -> String {
+    match sep::Builtin::from_id(id) {
+        Some(b) => format!("builtin:{} ({})", b.name(), sep::prior::id_hex(id)),
+        None => sep::prior::id_hex(id),
     }
 }

@@ -146,8 +146,20 @@ pub(crate) fn plan(args: &Args, verbosity: u8) -> Result<Plan<'_>> {
     // Issue 20: --prior FILE, loaded once; its model unless -m/-p/-N chose one.
     let prior = match &args.prior {
         Some(p) if p.as_os_str() != "none" => {
-            let prior = sep::Prior::from_file(p)
-                .map_err(|e| anyhow!("{}: {}", p.display(), error_text(&anyhow!(e))))?;
+            // builtin:text, builtin:code, builtin:records (a file of that
+            // name is reached as ./builtin:text).
+            let builtin = p.to_str().and_then(|n| {
+                n.starts_with("builtin:")
+                    .then(|| sep::Builtin::from_name(n))
+                    .map(|b| {
+                        b.ok_or_else(|| anyhow!("{n}: no such built-in prior (builtin:text, builtin:code, builtin:records)"))
+                    })
+            });
+            let prior = match builtin {
+                Some(b) => sep::Prior::builtin(b?),
+                None => sep::Prior::from_file(p)
+                    .map_err(|e| anyhow!("{}: {}", p.display(), error_text(&anyhow!(e))))?,
+            };
             if args.preset.is_none() && args.model == "mix" {
                 model = prior.model();
             }

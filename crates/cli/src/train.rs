@@ -33,6 +33,23 @@ struct TrainArgs {
     #[arg(short = 'p', long, value_name = "NAME", default_value = "default")]
     preset: String,
 
+    /// The prior's context table: 2^N bytes, 16 to 24 (default: the size of
+    /// a block as long as the samples, at most 24). Smaller tables make
+    /// smaller priors that load and code faster, at some cost in ratio.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(16..=24))]
+    table_bits: Option<u8>,
+
+    /// The prior's match-model tables: 2^N entries, 10 to 22 (default: the
+    /// size of a block as long as the samples). They hold a position per
+    /// sample byte, so they dominate a small prior's file.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(10..=22))]
+    match_bits: Option<u8>,
+
+    /// The CM revision the prior's model codes with: 0, 1, 2 or 4 (default:
+    /// the preset's). The built-in priors pin revision 2 (crates/sep/priors).
+    #[arg(long, value_name = "N", value_parser = ["0", "1", "2", "4"])]
+    revision: Option<String>,
+
     /// Overwrite an existing output.
     #[arg(short = 'f', long)]
     force: bool,
@@ -120,8 +137,12 @@ fn train(args: &TrainArgs, preset: sep::Preset) -> Result<()> {
         samples.push(data);
     }
     let refs: Vec<&[u8]> = samples.iter().map(Vec::as_slice).collect();
-    let bytes =
-        sep::Prior::train(&sep::Model::mix_preset(preset), &refs).map_err(|e| anyhow!(e))?;
+    let mut model = sep::Model::mix_preset(preset);
+    if let (Some(r), sep::Model::Mix(m)) = (&args.revision, &mut model) {
+        m.cm.revision = r.parse().expect("one of 0, 1, 2, 4");
+    }
+    let bytes = sep::Prior::train_sized(&model, &refs, args.table_bits, args.match_bits)
+        .map_err(|e| anyhow!(e))?;
     let prior = sep::Prior::from_bytes(&bytes).map_err(|e| anyhow!(e))?;
     let mut out = Output::file(&args.output, args.force)?;
     out.writer()

@@ -234,3 +234,115 @@ fn the_fast_preset_has_no_priors_yet() {
         );
     assert!(!out.exists());
 }
+
+/// `sep train --table-bits N` fixes a smaller context table: a smaller file
+/// whose archives still round-trip; sizes outside 16..=24 are refused.
+#[test]
+fn train_table_bits_makes_a_smaller_prior() {
+    let (dir, samples, file) = setup();
+    let big = train(dir.path(), &samples, "big.sepp");
+    let small = dir.path().join("small.sepp");
+    sep()
+        .args(["train", "-q", "--table-bits", "16", "-o"])
+        .arg(&small)
+        .arg(&samples)
+        .assert()
+        .success();
+    let (b, s) = (fs::read(&big).unwrap(), fs::read(&small).unwrap());
+    assert!(
+        s.len() < b.len(),
+        "{} bytes with 2^16, {} without",
+        s.len(),
+        b.len()
+    );
+    let archive = dir.path().join("x.sep");
+    sep()
+        .arg("--prior")
+        .arg(&small)
+        .args(["-q", "-o"])
+        .arg(&archive)
+        .arg(&file)
+        .assert()
+        .success();
+    let out = sep()
+        .arg("--prior")
+        .arg(&small)
+        .args(["-d", "-c", "-q"])
+        .arg(&archive)
+        .assert()
+        .success();
+    assert_eq!(out.get_output().stdout, fs::read(&file).unwrap());
+    for bad in ["15", "25", "x"] {
+        sep()
+            .args(["train", "--table-bits", bad, "-o"])
+            .arg(dir.path().join("bad.sepp"))
+            .arg(&samples)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains("table-bits"));
+        assert!(!dir.path().join("bad.sepp").exists());
+    }
+}
+
+/// A small file compressed without options gets the built-in prior of its
+/// kind when that pays, decodes without options, and `sep -l` names it;
+/// `--prior none` opts out; `--prior builtin:NAME` names one; -T1 and -T2
+/// write the same archive.
+#[test]
+fn small_files_get_a_built_in_prior() {
+    let dir = tempfile::tempdir().unwrap();
+    let src =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/files/cantrbry.xargs.1");
+    let file = dir.path().join("xargs.1");
+    fs::copy(&src, &file).unwrap();
+    let data = fs::read(&file).unwrap();
+    let stdout = |args: &[&str], path: &Path| {
+        sep()
+            .args(args)
+            .arg(path)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone()
+    };
+    let auto = stdout(&["-q", "-c"], &file);
+    let none = stdout(&["-q", "-c", "--prior", "none"], &file);
+    assert!(
+        auto.len() < none.len(),
+        "{} with, {} without",
+        auto.len(),
+        none.len()
+    );
+    assert_eq!(
+        stdout(&["-q", "-c", "-T2"], &file),
+        stdout(&["-q", "-c", "-T1"], &file)
+    );
+    let named = stdout(&["-q", "-c", "--prior", "builtin:text"], &file);
+    assert_eq!(named, auto, "the automatic choice is the text prior");
+    let archive = dir.path().join("a.sep");
+    fs::write(&archive, &auto).unwrap();
+    let listed = String::from_utf8(stdout(&["-l"], &archive)).unwrap();
+    assert!(listed.contains("prior builtin:text"), "{listed}");
+    assert_eq!(stdout(&["-d", "-c", "-q"], &archive), data);
+    let plain = dir.path().join("b.sep");
+    fs::write(&plain, &none).unwrap();
+    let listed = String::from_utf8(stdout(&["-l"], &plain)).unwrap();
+    assert!(!listed.contains("prior"), "{listed}");
+    assert_eq!(stdout(&["-d", "-c", "-q"], &plain), data);
+    // Written to a file, the archive is the same, and --rm removes the
+    // input as after any compression.
+    sep().args(["-q", "--rm"]).arg(&file).assert().success();
+    assert_eq!(fs::read(dir.path().join("xargs.1.sep")).unwrap(), auto);
+    assert!(!file.exists(), "the input is removed");
+    fs::write(&file, &data).unwrap();
+    sep()
+        .args(["-q", "--prior", "builtin:nope", "-c"])
+        .arg(&file)
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("no such built-in prior")
+                .and(predicate::str::contains('\n').count(1)),
+        );
+}

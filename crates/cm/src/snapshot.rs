@@ -141,6 +141,30 @@ impl Visitor for Both<'_, '_> {
     }
 }
 
+/// XORs the little-endian bytes `d`, starting at byte offset `o` of the
+/// values `x` (of type `$t`, `$n` bytes each), into them: the bytes before
+/// the first whole value and after the last one singly, whole values at once
+/// (restoring a prior walks megabytes of them).
+macro_rules! xor_le {
+    ($x:expr, $o:expr, $d:expr, $t:ty, $n:expr) => {{
+        let (x, mut o, mut d): (&mut [$t], usize, &[u8]) = ($x, $o, $d);
+        while o % $n != 0 && !d.is_empty() {
+            x[o / $n] ^= (d[0] as $t) << (8 * (o % $n));
+            o += 1;
+            d = &d[1..];
+        }
+        let whole = d.len() / $n;
+        for (v, c) in x[o / $n..o / $n + whole].iter_mut().zip(d.chunks_exact($n)) {
+            *v ^= <$t>::from_le_bytes(c.try_into().expect("$n bytes"));
+        }
+        o += whole * $n;
+        for &b in &d[whole * $n..] {
+            x[o / $n] ^= (b as $t) << (8 * (o % $n));
+            o += 1;
+        }
+    }};
+}
+
 /// XORs a (validated) snapshot into the values it walks.
 struct Apply<'a> {
     delta: &'a [u8],
@@ -185,32 +209,16 @@ impl Visitor for Apply<'_> {
         });
     }
     fn u16s(&mut self, x: &mut [u16]) {
-        self.take(2 * x.len(), |o, d| {
-            for (o, &b) in (o..).zip(d) {
-                x[o / 2] ^= u16::from(b) << (8 * (o % 2));
-            }
-        });
+        self.take(2 * x.len(), |o, d| xor_le!(x, o, d, u16, 2));
     }
     fn i16s(&mut self, x: &mut [i16]) {
-        self.take(2 * x.len(), |o, d| {
-            for (o, &b) in (o..).zip(d) {
-                x[o / 2] ^= (u16::from(b) << (8 * (o % 2))) as i16;
-            }
-        });
+        self.take(2 * x.len(), |o, d| xor_le!(x, o, d, i16, 2));
     }
     fn u32s(&mut self, x: &mut [u32]) {
-        self.take(4 * x.len(), |o, d| {
-            for (o, &b) in (o..).zip(d) {
-                x[o / 4] ^= u32::from(b) << (8 * (o % 4));
-            }
-        });
+        self.take(4 * x.len(), |o, d| xor_le!(x, o, d, u32, 4));
     }
     fn u64s(&mut self, x: &mut [u64]) {
-        self.take(8 * x.len(), |o, d| {
-            for (o, &b) in (o..).zip(d) {
-                x[o / 8] ^= u64::from(b) << (8 * (o % 8));
-            }
-        });
+        self.take(8 * x.len(), |o, d| xor_le!(x, o, d, u64, 8));
     }
 }
 

@@ -157,6 +157,7 @@ pub use pipeline::MAX_THREADS;
 pub use pipeline::Progress;
 pub use preset::Preset;
 pub use prior::Prior;
+pub use prior::builtin::Builtin;
 pub use sep_cm::CmConfig;
 /// The serial network of the mixed model (preset `ultra`, doc/FORMAT.md section 4.12).
 pub use sep_cm::LstmConfig;

@@ -12,6 +12,9 @@
 //! one loaded prior serves every block of every file of a process. Each
 //! block restores a fresh copy of the trained model from it.
 
+#[path = "prior_builtin.rs"]
+pub mod builtin;
+
 use crate::codec::Model;
 use crate::error::{Error, Result};
 use crate::format::MAX_PARAMS_LEN;
@@ -113,13 +116,24 @@ fn mix_of(model: &Model) -> Result<MixConfig> {
     }
 }
 
+/// Smallest `match_bits` of a prior.
+pub const MIN_PRIOR_MATCH_BITS: u8 = 10;
+/// Smallest `table_bits` of a prior (a 64 KiB context table).
+pub const MIN_PRIOR_TABLE_BITS: u8 = 16;
+
 /// The table sizes a prior trained on `history_len` bytes fixes: those of a
-/// block of that length, at most 2^24 and 2^22 bytes.
-fn prior_cm(cm: &CmConfig, history_len: usize) -> CmConfig {
+/// block of that length, at most 2^24 and 2^22 bytes; `table_bits` and
+/// `match_bits`, when given, replace them (a smaller, faster prior).
+fn prior_cm(
+    cm: &CmConfig,
+    history_len: usize,
+    table_bits: Option<u8>,
+    match_bits: Option<u8>,
+) -> CmConfig {
     let (t, m) = cm.effective_bits(history_len.max(1 << 16));
     CmConfig {
-        table_bits: t.min(MAX_PRIOR_TABLE_BITS),
-        match_bits: m.min(MAX_PRIOR_MATCH_BITS),
+        table_bits: table_bits.unwrap_or(t).min(MAX_PRIOR_TABLE_BITS),
+        match_bits: match_bits.unwrap_or(m).min(MAX_PRIOR_MATCH_BITS),
         ..*cm
     }
 }
@@ -130,6 +144,36 @@ impl Prior {
     /// be a mix model without a network; the samples together hold
     /// `1..=`[`MAX_PRIOR_HISTORY`] bytes.
     pub fn train(model: &Model, samples: &[&[u8]]) -> Result<Vec<u8>> {
+        Prior::train_sized(model, samples, None, None)
+    }
+
+    /// [`train`](Self::train) with the context table the prior fixes set to
+    /// `2^table_bits` bytes (`16..=24`) and its match models' tables to
+    /// `2^match_bits` entries (`10..=22`); `None`: the sizes of a block as
+    /// long as the samples, as `train` picks. Smaller tables make a smaller
+    /// prior file (fewer trained entries) that loads and codes faster; the
+    /// match tables hold one position per sample byte they index, so they
+    /// dominate the file of a small table.
+    pub fn train_sized(
+        model: &Model,
+        samples: &[&[u8]],
+        table_bits: Option<u8>,
+        match_bits: Option<u8>,
+    ) -> Result<Vec<u8>> {
+        if let Some(t) = table_bits
+            && !(MIN_PRIOR_TABLE_BITS..=MAX_PRIOR_TABLE_BITS).contains(&t)
+        {
+            return Err(Error::InvalidOption(format!(
+                "a prior's table_bits is {MIN_PRIOR_TABLE_BITS} to {MAX_PRIOR_TABLE_BITS}, not {t}"
+            )));
+        }
+        if let Some(m) = match_bits
+            && !(MIN_PRIOR_MATCH_BITS..=MAX_PRIOR_MATCH_BITS).contains(&m)
+        {
+            return Err(Error::InvalidOption(format!(
+                "a prior's match_bits is {MIN_PRIOR_MATCH_BITS} to {MAX_PRIOR_MATCH_BITS}, not {m}"
+            )));
+        }
         let mix = mix_of(model)?;
         let history: Vec<u8> = samples.concat();
         if history.is_empty() || history.len() > MAX_PRIOR_HISTORY as usize {
@@ -138,7 +182,7 @@ impl Prior {
                 history.len()
             )));
         }
-        let cm = prior_cm(&mix.cm, history.len());
+        let cm = prior_cm(&mix.cm, history.len(), table_bits, match_bits);
         let snapshot = Cm::snapshot(&cm, &history).map_err(Error::InvalidOption)?;
         let params = crate::params::write_mix(&mix);
         let mut b = Vec::with_capacity(FIXED + params.len() + MIDDLE + history.len() + 8);
@@ -210,10 +254,10 @@ impl Prior {
         if b[m + 2..m + 4] != [0, 0] {
             return Err(bad("reserved bytes after params are not 0"));
         }
-        if !(16..=MAX_PRIOR_TABLE_BITS).contains(&table_bits) {
+        if !(MIN_PRIOR_TABLE_BITS..=MAX_PRIOR_TABLE_BITS).contains(&table_bits) {
             return Err(bad(format!("table_bits {table_bits} outside 16..=24")));
         }
-        if !(10..=MAX_PRIOR_MATCH_BITS).contains(&match_bits) {
+        if !(MIN_PRIOR_MATCH_BITS..=MAX_PRIOR_MATCH_BITS).contains(&match_bits) {
             return Err(bad(format!("match_bits {match_bits} outside 10..=22")));
         }
         let history_len = u32_at(b, m + 4);
@@ -456,6 +500,35 @@ mod tests {
         assert!(p.check_params(3, p.params()).is_ok());
         assert!(p.check_params(3, &[0; 16]).is_err());
         assert!(p.check_params(1, p.params()).is_err());
+    }
+
+    #[test]
+    fn a_smaller_table_is_fixed_and_loads() {
+        let s = samples();
+        let refs: Vec<&[u8]> = s.iter().map(Vec::as_slice).collect();
+        let model = Model::mix_preset(Preset::Default);
+        let small = Prior::train_sized(&model, &refs, Some(16), None).unwrap();
+        let p = Prior::from_bytes(&small).unwrap();
+        assert_eq!(p.table_bytes(), 1 << 16);
+        let q = Prior::from_bytes(&trained()).unwrap();
+        assert!(q.table_bytes() > p.table_bytes(), "{}", q.table_bytes());
+        assert_ne!(p.id(), q.id());
+        for t in [15, 25] {
+            let e = Prior::train_sized(&model, &refs, Some(t), None).unwrap_err();
+            assert!(e.to_string().contains("table_bits"), "{e}");
+        }
+        let tiny = Prior::train_sized(&model, &refs, Some(16), Some(12)).unwrap();
+        assert!(
+            tiny.len() <= small.len(),
+            "{} vs {}",
+            tiny.len(),
+            small.len()
+        );
+        Prior::from_bytes(&tiny).unwrap();
+        for m in [9, 23] {
+            let e = Prior::train_sized(&model, &refs, None, Some(m)).unwrap_err();
+            assert!(e.to_string().contains("match_bits"), "{e}");
+        }
     }
 
     #[test]

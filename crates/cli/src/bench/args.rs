@@ -68,6 +68,13 @@ pub struct BenchArgs {
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
 
+    /// Priors (issue 20): every sep setting runs twice, with --prior none and
+    /// with this prior: a prior file, builtin:NAME (text, code, records), or
+    /// `builtin` (sep's own choice of built-in prior for files up to 64 KiB,
+    /// as when no --prior is given).
+    #[arg(long, value_name = "FILE|builtin")]
+    pub prior: Option<String>,
+
     /// Install missing peers with apt-get first (needs root).
     #[arg(long)]
     pub install_peers: bool,

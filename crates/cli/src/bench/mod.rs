@@ -90,8 +90,9 @@ fn main(argv: &[OsString]) -> ExitCode {
     }
 }
 
-/// The sep settings of `--presets`.
-fn sep_tools(names: &[String], threads: usize) -> Result<Vec<Tool>> {
+/// The sep settings of `--presets`, each twice with `--prior` (issue 20):
+/// without a prior and with it.
+fn sep_tools(names: &[String], threads: usize, prior: Option<&str>) -> Result<Vec<Tool>> {
     let mut chosen: Vec<String> = Vec::new();
     for n in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
         let expanded = match n {
@@ -105,10 +106,17 @@ fn sep_tools(names: &[String], threads: usize) -> Result<Vec<Tool>> {
             }
         }
     }
-    chosen
-        .iter()
-        .map(|n| tools::sep_tool(n, threads).map_err(|e| Usage(e.to_string()).into()))
-        .collect()
+    let priors: Vec<Option<&str>> = match prior {
+        None => vec![None],
+        Some(p) => vec![Some("none"), Some(p)],
+    };
+    let mut out = Vec::new();
+    for n in &chosen {
+        for p in &priors {
+            out.push(tools::sep_tool(n, threads, *p).map_err(|e| Usage(e.to_string()))?);
+        }
+    }
+    Ok(out)
 }
 
 /// The installed peers of `--peers`, with a note on stderr for each missing.
@@ -198,7 +206,7 @@ fn run(args: &BenchArgs, command: &str) -> Result<bool> {
     if args.inputs.is_empty() && args.set.is_none() {
         return Err(Usage("nothing to measure: name files, a folder or --set".into()).into());
     }
-    let mut tools = sep_tools(&args.presets, args.threads)?;
+    let mut tools = sep_tools(&args.presets, args.threads, args.prior.as_deref())?;
     tools.extend(peer_tools(&args.peers, args.threads, args.install_peers)?);
     if tools.is_empty() {
         return Err(Usage("no compressor to measure (see --presets and --peers)".into()).into());

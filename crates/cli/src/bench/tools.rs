@@ -193,8 +193,10 @@ pub fn sep_settings() -> Vec<String> {
 }
 
 /// The sep tool for a setting name (`order2`, `store`, `fast`, ...) run with
-/// `threads` threads (`-T`).
-pub fn sep_tool(setting: &str, threads: usize) -> Result<Tool> {
+/// `threads` threads (`-T`) and `prior` (issue 20): `None` as sep runs
+/// without the option, `builtin` likewise but labelled, `none`, `builtin:NAME`
+/// or a prior file passed as `--prior` (a file by its absolute path).
+pub fn sep_tool(setting: &str, threads: usize, prior: Option<&str>) -> Result<Tool> {
     let flags: [&str; 2] = if sep::Preset::from_name(setting).is_some() {
         ["-p", setting]
     } else if sep::Model::from_name(setting).is_some() {
@@ -208,15 +210,40 @@ pub fn sep_tool(setting: &str, threads: usize) -> Result<Tool> {
     let exe = std::env::current_exe().context("cannot locate the sep executable")?;
     let t = threads.to_string();
     let common = ["-q", "--no-progress", "-c", "-T", &t];
-    let compress = common.iter().chain(&flags).map(|s| s.to_string()).collect();
-    let decompress = common
+    let mut compress: Vec<String> = common.iter().chain(&flags).map(|s| s.to_string()).collect();
+    let mut decompress: Vec<String> = common
         .iter()
         .chain(&["-d"])
         .map(|s| s.to_string())
         .collect();
+    let label = match prior {
+        None => setting.to_string(),
+        Some("builtin") => format!("{setting} +builtin"),
+        Some(p) => {
+            let arg = if p == "none" || p.starts_with("builtin:") {
+                p.to_string()
+            } else {
+                let path = std::path::absolute(p)
+                    .with_context(|| format!("--prior {p}: cannot resolve the path"))?;
+                if !path.is_file() {
+                    bail!("--prior {p}: no such prior file");
+                }
+                path.to_string_lossy().into_owned()
+            };
+            for v in [&mut compress, &mut decompress] {
+                v.push("--prior".into());
+                v.push(arg.clone());
+            }
+            if p == "none" {
+                setting.to_string()
+            } else {
+                format!("{setting} +prior {p}")
+            }
+        }
+    };
     Ok(Tool {
         compressor: "sep".into(),
-        setting: setting.into(),
+        setting: label,
         kind: Kind::Stdout {
             program: exe.into(),
             compress,
@@ -239,9 +266,12 @@ mod tests {
         for p in sep::Preset::ALL {
             assert!(s.contains(&p.name().to_string()));
         }
-        assert!(sep_tool("order2", 1).is_ok());
-        assert!(sep_tool("neural", 1).is_ok());
-        assert!(sep_tool("nope", 1).is_err());
+        assert!(sep_tool("order2", 1, None).is_ok());
+        assert!(sep_tool("neural", 1, None).is_ok());
+        assert!(sep_tool("nope", 1, None).is_err());
+        let with = sep_tool("default", 1, Some("builtin:text")).unwrap();
+        assert_eq!(with.label(), "sep default +prior builtin:text");
+        assert!(sep_tool("default", 1, Some("/no/such.sepp")).is_err());
     }
 
     #[test]

@@ -69,5 +69,20 @@ pub(crate) fn prior_files(files: &mut Files) {
             files.insert(format!("prior-v1/{archive_name}"), archive);
         }
     }
+    // A built-in prior (crates/sep/priors): decoded with no prior given.
+    let prior = Prior::builtin(sep::Builtin::Text);
+    let data = std::fs::read(dir.join("grammar.lsp")).expect("input");
+    let options = Options {
+        model: prior.model(),
+        prior: Some(prior.clone()),
+        ..Options::default()
+    };
+    let archive = sep::compress(&data, &options).expect("compress");
+    manifest += &format!(
+        "builtin-text.grammar.sep\tbuiltin:text\tgrammar.lsp\t{}\t{:016x}\n",
+        data.len(),
+        xxhash_rust::xxh3::xxh3_64(&data)
+    );
+    files.insert("prior-v1/builtin-text.grammar.sep".into(), archive);
     files.insert("prior-v1/MANIFEST.tsv".into(), manifest.into_bytes());
 }

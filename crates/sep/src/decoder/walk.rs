@@ -142,6 +142,13 @@ pub(super) fn read_record<R: Read>(
 /// of its output), the output limit against its declared length, and for the
 /// first archive, the set-up work one full block gets for free.
 fn start_archive(walk: &mut Walk, limits: &Limits) -> Result<()> {
+    // A built-in prior (issue 20) is found by its id, with no option.
+    if let Some(id) = walk.header.prior_id
+        && walk.prior.as_ref().is_none_or(|p| p.id() != id)
+        && let Some(b) = crate::Prior::builtin_by_id(&id)
+    {
+        walk.prior = Some(b);
+    }
     crate::prior::check_header(&walk.header, walk.prior.as_ref())?;
     if let Some(n) = walk.header.content_length {
         limits.check_output(walk.earlier + n)?;

@@ -1,0 +1,285 @@
+//! Built-in priors (issue 20 item 3): small priors compiled into the
+//! library for the common kinds of small files, found by name
+//! (`builtin:text`) or by the id an archive's header records, and chosen by
+//! themselves for small inputs ([`pick`]).
+//!
+//! The files are `crates/sep/priors/*.sepp`, rebuilt bit for bit by
+//! `crates/sep/priors/build.sh` from pinned Debian packages and corpus files;
+//! `crates/sep/priors/MANIFEST.md` lists their samples, licences and ids.
+//! Each is loaded at most once per process, when first used.
+
+use super::Prior;
+use crate::codec::Model;
+use crate::encoder::Options;
+use std::sync::OnceLock;
+use xxhash_rust::xxh3::xxh3_128;
+
+/// The inputs [`pick`] tries a built-in prior on: at most 64 KiB. Larger
+/// inputs learn enough from themselves that a prior pays little.
+pub const AUTO_MAX_LEN: usize = 64 << 10;
+
+/// The context table of every built-in prior: 2^20 bytes (build.sh).
+pub const TABLE_BITS: u8 = 20;
+/// The match models' tables of every built-in prior: 2^16 entries (build.sh).
+pub const MATCH_BITS: u8 = 16;
+
+/// A built-in prior's kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    /// Text and markup: man pages (man and mdoc macros), HTML, English prose.
+    Text,
+    /// Source code: C headers.
+    Code,
+    /// Records: JSON, tab-separated tables, URL and log lines.
+    Records,
+}
+
+/// The files, in [`Builtin::ALL`] order.
+static FILES: [&[u8]; 3] = [
+    include_bytes!("../priors/text.sepp"),
+    include_bytes!("../priors/code.sepp"),
+    include_bytes!("../priors/records.sepp"),
+];
+
+impl Builtin {
+    /// Every kind.
+    pub const ALL: [Builtin; 3] = [Builtin::Text, Builtin::Code, Builtin::Records];
+
+    fn index(self) -> usize {
+        match self {
+            Builtin::Text => 0,
+            Builtin::Code => 1,
+            Builtin::Records => 2,
+        }
+    }
+
+    /// Its name: `text`, `code` or `records`.
+    pub fn name(self) -> &'static str {
+        ["text", "code", "records"][self.index()]
+    }
+
+    /// The kind named `name` or `builtin:NAME`.
+    pub fn from_name(name: &str) -> Option<Builtin> {
+        let n = name.strip_prefix("builtin:").unwrap_or(name);
+        Builtin::ALL.into_iter().find(|b| b.name() == n)
+    }
+
+    /// The prior file's bytes, as shipped.
+    pub fn bytes(self) -> &'static [u8] {
+        FILES[self.index()]
+    }
+
+    /// The prior's id (the XXH3-128 of its file), computed once.
+    pub fn id(self) -> [u8; 16] {
+        static IDS: OnceLock<[[u8; 16]; 3]> = OnceLock::new();
+        IDS.get_or_init(|| FILES.map(|f| xxh3_128(f).to_le_bytes()))[self.index()]
+    }
+
+    /// The built-in prior whose id is `id`.
+    pub fn from_id(id: &[u8; 16]) -> Option<Builtin> {
+        Builtin::ALL.into_iter().find(|b| b.id() == *id)
+    }
+
+    /// The kind a cheap byte-statistics test sees in `data`: records when
+    /// lines are short and full of JSON or table punctuation or URLs, code
+    /// when C punctuation is frequent, text otherwise.
+    pub fn guess(data: &[u8]) -> Builtin {
+        let n = data.len().max(1);
+        let count = |set: &[u8]| data.iter().filter(|b| set.contains(b)).count();
+        let lines = count(b"\n").max(1);
+        let json = count(b"{}[]\":,\t");
+        let code = count(b";{}()*#=");
+        let urls = data.windows(4).filter(|w| w == b"http").count();
+        if json * 100 > n * 12 || urls * 2 > lines || (n / lines < 60 && count(b"\t") > lines) {
+            Builtin::Records
+        } else if code * 100 > n * 4 {
+            Builtin::Code
+        } else {
+            Builtin::Text
+        }
+    }
+}
+
+impl Prior {
+    /// The built-in prior of `kind`, loaded on first use and shared.
+    pub fn builtin(kind: Builtin) -> Prior {
+        static LOADED: [OnceLock<Prior>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        LOADED[kind.index()]
+            .get_or_init(|| {
+                Prior::from_bytes(kind.bytes()).expect("a shipped prior loads (tests check it)")
+            })
+            .clone()
+    }
+
+    /// The built-in prior with id `id`, if there is one (the decoder finds
+    /// the prior an archive names this way, with no option).
+    pub fn builtin_by_id(id: &[u8; 16]) -> Option<Prior> {
+        Builtin::from_id(id).map(Prior::builtin)
+    }
+
+    /// Which built-in prior this is, if it is one.
+    pub fn builtin_kind(&self) -> Option<Builtin> {
+        Builtin::from_id(&self.id())
+    }
+}
+
+/// The built-in prior worth coding `data` with under `options`, if any: for
+/// inputs of 1 to [`AUTO_MAX_LEN`] bytes whose options name no prior and
+/// whose model is the one the built-in priors were trained for (the
+/// `default` preset's context mixing at CM revision 2, or the preset's own
+/// model when it equals that), the prior of the kind [`Builtin::guess`] sees
+/// is tried and kept when its archive is smaller than the one without.
+/// Returns the archive it made too, so the caller need not code twice.
+pub fn pick(data: &[u8], options: &Options) -> Option<(Prior, Vec<u8>)> {
+    if data.is_empty() || data.len() > AUTO_MAX_LEN || options.prior.is_some() {
+        return None;
+    }
+    let prior = Prior::builtin(Builtin::guess(data));
+    if !same_family(&options.model, &prior.model()) {
+        return None;
+    }
+    let with = crate::compress(
+        data,
+        &Options {
+            model: prior.model(),
+            prior: Some(prior.clone()),
+            ..options.clone()
+        },
+    )
+    .ok()?;
+    let without = crate::compress(data, options).ok()?;
+    (with.len() < without.len()).then_some((prior, with))
+}
+
+/// Whether an archive coded with `options.model` may instead use a built-in
+/// prior's model: both the `default` preset's context mixing, whatever its
+/// CM revision (the prior pins its own).
+fn same_family(model: &Model, prior: &Model) -> bool {
+    match (model, prior) {
+        (Model::Mix(a), Model::Mix(b)) => {
+            let mut a = a.clone();
+            a.cm.revision = b.cm.revision;
+            a == *b
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The id MANIFEST.md records for `name` (its row `| name | id | ...`).
+    fn manifest_id(name: &str) -> String {
+        let manifest = include_str!("../priors/MANIFEST.md");
+        let row = manifest
+            .lines()
+            .find(|l| l.starts_with(&format!("| {name} |")))
+            .unwrap_or_else(|| panic!("MANIFEST.md has no row for {name}"));
+        row.split('|')
+            .nth(2)
+            .unwrap()
+            .trim()
+            .trim_matches('`')
+            .to_string()
+    }
+
+    #[test]
+    fn every_shipped_prior_loads_and_has_its_manifest_id() {
+        for b in Builtin::ALL {
+            let p = Prior::builtin(b);
+            assert_eq!(p.id_hex(), manifest_id(b.name()), "{}", b.name());
+            assert_eq!(p.id(), b.id());
+            assert_eq!(Builtin::from_id(&p.id()), Some(b));
+            assert_eq!(p.builtin_kind(), Some(b));
+            assert_eq!(
+                Builtin::from_name(&format!("builtin:{}", b.name())),
+                Some(b)
+            );
+            // Small: at most 5 MiB, a 2^20-byte table, CM revision 2.
+            assert!(b.bytes().len() <= 5 << 20, "{}", b.bytes().len());
+            assert_eq!(p.table_bytes(), 1 << TABLE_BITS);
+            match p.model() {
+                Model::Mix(m) => assert_eq!(m.cm.revision, 2),
+                m => panic!("{m:?}"),
+            }
+        }
+        assert_eq!(Builtin::from_name("builtin:nope"), None);
+        assert!(Prior::builtin_by_id(&[0; 16]).is_none());
+    }
+
+    /// Training again on the samples a shipped prior holds (its history, one
+    /// after the other as build.sh gave them) gives the same file.
+    #[test]
+    fn every_shipped_prior_retrains_bit_for_bit() {
+        for b in Builtin::ALL {
+            let p = Prior::builtin(b);
+            let again = Prior::train_sized(
+                &p.model(),
+                &[p.history()],
+                Some(TABLE_BITS),
+                Some(MATCH_BITS),
+            )
+            .unwrap();
+            assert!(
+                again == b.bytes(),
+                "{} does not retrain to itself",
+                b.name()
+            );
+        }
+    }
+
+    #[test]
+    fn the_guess_sees_each_kind() {
+        let json = b"{\"id\": 1, \"name\": \"a\", \"tags\": [\"x\", \"y\"]},\n".repeat(40);
+        let tsv = b"AD\t+4230+00131\tEurope/Andorra\n".repeat(40);
+        let urls = b"http://example.com/a/b?c=1\n".repeat(40);
+        let c = b"static int f(int *p) { return p[0] + (p[1] * 2); }\n#include <x.h>\n".repeat(20);
+        let text = b"The quick brown fox jumps over the lazy dog, and then it rests.\n".repeat(20);
+        assert_eq!(Builtin::guess(&json), Builtin::Records);
+        assert_eq!(Builtin::guess(&tsv), Builtin::Records);
+        assert_eq!(Builtin::guess(&urls), Builtin::Records);
+        assert_eq!(Builtin::guess(&c), Builtin::Code);
+        assert_eq!(Builtin::guess(&text), Builtin::Text);
+    }
+
+    #[test]
+    fn pick_takes_a_prior_only_when_it_pays_and_round_trips() {
+        let text = include_bytes!("../../../tests/corpus/files/cantrbry.xargs.1");
+        let opts = Options::default();
+        let (prior, archive) = pick(text, &opts).expect("the text prior pays on a man page");
+        assert_eq!(prior.builtin_kind(), Some(Builtin::Text));
+        let plain = crate::compress(text, &opts).unwrap();
+        assert!(
+            archive.len() < plain.len(),
+            "{} vs {}",
+            archive.len(),
+            plain.len()
+        );
+        // The decoder finds the built-in prior by the id in the header.
+        assert_eq!(crate::decompress(&archive).unwrap(), text);
+        // Not for large inputs, other presets or a prior already given.
+        assert!(pick(&vec![b'a'; AUTO_MAX_LEN + 1], &opts).is_none());
+        let max = Options {
+            model: Model::mix_preset(crate::Preset::Max),
+            ..Options::default()
+        };
+        assert!(pick(text, &max).is_none());
+        let given = Options {
+            prior: Some(prior.clone()),
+            ..Options::default()
+        };
+        assert!(pick(text, &given).is_none());
+        // Random bytes: no prior pays.
+        let mut x = 1u32;
+        let noise: Vec<u8> = (0..4096)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                x as u8
+            })
+            .collect();
+        assert!(pick(&noise, &opts).is_none());
+    }
+}
