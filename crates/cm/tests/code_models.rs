@@ -203,20 +203,3 @@ fn revision_4_code_models_beat_revision_2() {
         );
     }
 }
-
-#[test]
-fn the_resource_fork_header_switches_to_the_word_model() {
-    let data = resource_fork(300, 11);
-    let mut other = data.clone();
-    other[0] = 0xFF; // a data offset past 64 KiB: not a resource fork
-    let (a, b) = (
-        round_trip(&data, &config(4)),
-        round_trip(&other, &config(4)),
-    );
-    assert!(
-        a.len() * 100 < b.len() * 98,
-        "header {} bytes, none {}",
-        a.len(),
-        b.len()
-    );
-}

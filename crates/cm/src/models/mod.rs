@@ -26,6 +26,7 @@ pub(crate) mod image;
 pub(crate) mod indirect;
 pub(crate) mod m68k;
 pub(crate) mod matchctx;
+pub(crate) mod ols;
 pub(crate) mod order;
 pub(crate) mod pixel;
 pub(crate) mod pixel2;

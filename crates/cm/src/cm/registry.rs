@@ -1,0 +1,129 @@
+//! The registration lists of the context-mixing model: which families a
+//! configuration installs ([`families`]) and which replace them once a
+//! block's data kind is detected ([`kind_families`]). Adding a family is
+//! its own file under `models/` plus one line here.
+
+use super::CmConfig;
+use crate::models::ContextModel;
+use crate::models::audio::AudioContexts;
+use crate::models::audio4::Audio4Contexts;
+use crate::models::biff::BiffContexts;
+use crate::models::bilevel::BilevelContexts;
+use crate::models::bilevel4::Bilevel4Contexts;
+use crate::models::detect::DataKind;
+use crate::models::float::FloatContexts;
+use crate::models::float4::Float4Contexts;
+use crate::models::image::ImageContexts;
+use crate::models::indirect::IndirectContexts;
+use crate::models::m68k::WordBeContexts;
+use crate::models::matchctx::MatchContexts;
+use crate::models::order::OrderContexts;
+use crate::models::pixel::PixelContexts;
+use crate::models::pixel2::Pixel2Contexts;
+use crate::models::pixel4::Pixel4Contexts;
+use crate::models::record::RecordContexts;
+use crate::models::sparse::SparseContexts;
+use crate::models::text::TextContexts;
+use crate::models::word::WordContexts;
+use crate::models::x86::X86Contexts;
+use crate::models::x86_4::X86v4Contexts;
+
+/// The hashed-context families of a configuration, in mixer order: the
+/// registration list of the v1 model.
+pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
+    let mut f: Vec<Box<dyn ContextModel>> = Vec::new();
+    f.push(Box::new(OrderContexts::new(config.orders, config.long)));
+    // Revision 2: the text family replaces the word and image families.
+    if config.word && config.revision >= 2 {
+        f.push(Box::new(TextContexts::new()));
+        // Revision 4: the indirect contexts after the text family.
+        if config.revision >= 4 {
+            f.push(Box::new(IndirectContexts::new()));
+            f.push(Box::new(MatchContexts));
+        }
+    } else if config.word {
+        f.push(Box::new(WordContexts));
+    }
+    if config.image && config.revision < 2 {
+        f.push(Box::new(ImageContexts::new()));
+    }
+    if config.sparse {
+        f.push(Box::new(SparseContexts));
+    }
+    if config.record {
+        f.push(Box::new(RecordContexts));
+    }
+    f
+}
+
+/// The hashed-context families that replace a configuration's after a
+/// revision-1 model detects the kind of a block (doc/FORMAT.md 4.11).
+pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
+    match kind {
+        // Revision 4 (doc/FORMAT.md 4.15.4): x86 and 68000 code.
+        DataKind::X86 if config.revision >= 4 => {
+            generic_with(Box::new(X86v4Contexts::new()), config)
+        }
+        DataKind::ResourceFork => generic_with(Box::new(WordBeContexts), config),
+        DataKind::X86 => generic_with(Box::new(X86Contexts::new()), config),
+        DataKind::Bilevel(width) if config.revision >= 4 => vec![
+            Box::new(OrderContexts::new(0b11, 0)),
+            Box::new(Bilevel4Contexts::new(width)),
+        ],
+        DataKind::Bilevel(width) => generic_with(Box::new(BilevelContexts::new(width)), config),
+        DataKind::Biff(ty, len) => generic_with(Box::new(BiffContexts::new(ty, len, 4)), config),
+        DataKind::Float(f) => {
+            let mut v: Vec<Box<dyn ContextModel>> = vec![
+                Box::new(OrderContexts::new(config.orders, config.long)),
+                if config.revision >= 4 {
+                    Box::new(Float4Contexts::new(f))
+                } else {
+                    Box::new(FloatContexts::new(f))
+                },
+            ];
+            if config.record {
+                v.push(Box::new(RecordContexts));
+            }
+            v
+        }
+        // Revision 4: the OLS/LMS audio family (doc/FORMAT.md 4.15.5).
+        DataKind::Audio(a) if config.revision >= 4 => vec![
+            Box::new(OrderContexts::new(0, 0)),
+            Box::new(Audio4Contexts::new(a)),
+        ],
+        DataKind::Audio(a) => vec![
+            Box::new(OrderContexts::new(0, 0)),
+            Box::new(AudioContexts::new(a)),
+        ],
+        DataKind::Image(i) if config.revision >= 4 => vec![
+            Box::new(OrderContexts::new(0b1, 0)),
+            Box::new(Pixel4Contexts::new(i)),
+        ],
+        DataKind::Image(i) if config.revision >= 2 => vec![
+            Box::new(OrderContexts::new(0b111, 0)),
+            Box::new(Pixel2Contexts::new(i)),
+        ],
+        DataKind::Image(i) => vec![
+            Box::new(OrderContexts::new(0b111, 0)),
+            Box::new(PixelContexts::new(i)),
+        ],
+    }
+}
+
+/// The configured families with `special` in place of the image contexts.
+fn generic_with(special: Box<dyn ContextModel>, config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
+    let mut f: Vec<Box<dyn ContextModel>> = vec![
+        Box::new(OrderContexts::new(config.orders, config.long)),
+        special,
+    ];
+    if config.word {
+        f.push(Box::new(WordContexts));
+    }
+    if config.sparse {
+        f.push(Box::new(SparseContexts));
+    }
+    if config.record {
+        f.push(Box::new(RecordContexts));
+    }
+    f
+}
