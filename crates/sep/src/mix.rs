@@ -110,11 +110,20 @@ impl MixConfig {
                 neural: None,
                 serial: None,
             }),
-            // `max` plus the serial LSTM: the two measure the network's worth.
-            Preset::Ultra => Some(MixConfig {
-                serial: Some(ULTRA_LSTM),
-                ..MixConfig::preset(Preset::Max)?
-            }),
+            // `max` plus the serial LSTM: the two measure the network's
+            // worth. At CM revision 2: revision 4's families fill the
+            // mixer's 32 inputs (doc/FORMAT.md 4.15), so it takes no network.
+            Preset::Ultra => {
+                let max = MixConfig::preset(Preset::Max)?;
+                Some(MixConfig {
+                    cm: CmConfig {
+                        revision: 2,
+                        ..max.cm
+                    },
+                    serial: Some(ULTRA_LSTM),
+                    ..max
+                })
+            }
             Preset::Hybrid => Some(MixConfig {
                 cm: full_cm(26),
                 neural: Some(NeuralConfig::preset(Preset::Hybrid)),

@@ -41,7 +41,7 @@ use crate::hashtable::NibbleTable;
 use crate::logistic::stretch;
 use crate::lstm::{LstmConfig, SerialInput};
 use crate::matcher::{MatchModel, Visibility};
-use crate::mixer2::Mixer2;
+use crate::mixer2::{MAX_INPUTS, Mixer2};
 use crate::models::detect::Detector;
 use crate::models::text;
 use crate::models::{ByteCtx, ContextModel, hash2};
@@ -215,6 +215,14 @@ impl Cm {
     /// models and APMs keep what they learned).
     fn install(&mut self, families: Vec<Box<dyn ContextModel>>) {
         let contexts: usize = families.iter().map(|f| f.contexts()).sum();
+        // A detected kind's families may leave no room for the serial
+        // network's inputs (the mixer takes `MAX_INPUTS`): the network is
+        // then dropped for the rest of the block (doc/FORMAT.md 4.13).
+        let bit_inputs: usize = families.iter().map(|f| f.bit_inputs()).sum();
+        if self.direct.serial && contexts + bit_inputs + self.direct.count() > MAX_INPUTS {
+            self.direct.serial = false;
+            self.serial = None;
+        }
         self.byte_selector = families
             .iter()
             .position(|f| f.selector_size() > 0)
