@@ -129,5 +129,74 @@ pub(crate) fn synthetic() -> Vec<(&'static str, Vec<u8>)> {
         ("x86.elf", x86_elf()),
         ("cells.xls", cells_xls()),
         ("fax.pbm", fax()),
+        ("image.bmp", bmp()),
+        ("quat.f32", quaternions()),
+        ("code.rsrc", resource_fork()),
     ]
+}
+
+/// A 24-bit bottom-up BMP of 24 x 16 smooth pixels (CM revision 4 detects
+/// BMP headers, doc/FORMAT.md 4.15.2).
+pub(crate) fn bmp() -> Vec<u8> {
+    let (w, h) = (24u32, 16u32);
+    let row = (w * 3).div_ceil(4) * 4;
+    let mut v = b"BM".to_vec();
+    for x in [54 + row * h, 0, 54, 40, w, h] {
+        v.extend_from_slice(&x.to_le_bytes());
+    }
+    v.extend_from_slice(&1u16.to_le_bytes());
+    v.extend_from_slice(&24u16.to_le_bytes());
+    v.extend_from_slice(&[0; 24]);
+    let mut n = noise(row as usize * h as usize);
+    for y in 0..h {
+        for x in 0..row {
+            let k = (y * row + x) as usize;
+            n[k] = (40 + x * 5 + y * 7 + u32::from(n[k] & 3)) as u8;
+        }
+    }
+    v.extend_from_slice(&n);
+    v
+}
+
+/// 1100 records of four f32 (a unit quaternion turning slowly): a float
+/// array of 4-byte records (revision 4's float family, 4.15.3).
+pub(crate) fn quaternions() -> Vec<u8> {
+    let mut v = Vec::with_capacity(1100 * 16);
+    for i in 0..1100 {
+        let t = i as f32 * 0.01;
+        let (a, b) = (t.sin(), (t * 0.7).cos());
+        let q = [
+            a * b,
+            a * (1.0 - b * b).sqrt(),
+            (1.0 - a * a).sqrt() * 0.6,
+            0.0,
+        ];
+        let n2: f32 = q[..3].iter().map(|x| x * x).sum();
+        let w = (1.0 - n2).max(0.0).sqrt();
+        for x in [q[0], q[1], q[2], w] {
+            v.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    v
+}
+
+/// A Macintosh resource fork header and 3000 bytes of 16-bit big-endian
+/// words in a few 68000-like patterns (revision 4's word family, 4.15.4).
+pub(crate) fn resource_fork() -> Vec<u8> {
+    let len = 3000u32;
+    let mut v = Vec::new();
+    for x in [0x100, 0x100 + len, len, 0x40] {
+        v.extend_from_slice(&u32::to_be_bytes(x));
+    }
+    v.resize(0x100, 0);
+    let ops = [
+        0x4E56u16, 0x2F0E, 0x206E, 0x4EBA, 0x4E75, 0x7000, 0x3F3C, 0xA9F4,
+    ];
+    let r = noise(len as usize / 2);
+    for (k, &x) in r.iter().enumerate() {
+        let op = ops[usize::from(x) % ops.len()];
+        let word = if k % 3 == 2 { u16::from(x) * 4 } else { op };
+        v.extend_from_slice(&word.to_be_bytes());
+    }
+    v
 }

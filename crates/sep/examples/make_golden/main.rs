@@ -181,6 +181,8 @@ fn models() -> Vec<(&'static str, Model)> {
         ),
         ("default-r1", default_r(1)),
         ("default-r2", default_r(2)),
+        // CM revision 4 (doc/FORMAT.md 4.15), today's default.
+        ("default-r4", default_r(4)),
         // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13),
         // pinned at CM revision 2 (the revision `max` had then).
         ("ultra", ultra_r2()),
@@ -285,7 +287,7 @@ fn golden_list() -> Vec<Golden> {
                 Some(1000),
             );
         }
-        if ["mix2", "default-r1", "default-r2"].contains(&name) {
+        if ["mix2", "default-r1", "default-r2", "default-r4"].contains(&name) {
             for input in [
                 "kodim23.crop32x24.ppm",
                 "tone.wav",
@@ -294,6 +296,13 @@ fn golden_list() -> Vec<Golden> {
                 "cells.xls",
                 "fax.pbm",
             ] {
+                let short = input.split('.').next().expect("name");
+                add(&format!("{name}.{short}.sep"), input, &model, None);
+            }
+        }
+        // Revision 4's own detections (doc/FORMAT.md 4.15).
+        if name == "default-r4" {
+            for input in ["image.bmp", "quat.f32", "code.rsrc"] {
                 let short = input.split('.').next().expect("name");
                 add(&format!("{name}.{short}.sep"), input, &model, None);
             }
