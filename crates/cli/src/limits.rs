@@ -95,9 +95,12 @@ pub fn fit_compression(
         let same_kind: Vec<sep::Model> = sep::Preset::ALL
             .into_iter()
             .filter_map(|p| match &options.model {
-                // Context mixing stays with or without its network, as chosen.
+                // Context mixing stays with or without its networks, as chosen.
                 sep::Model::Mix(c) => sep::MixConfig::preset(p)
-                    .filter(|m| m.neural.is_some() == c.neural.is_some())
+                    .filter(|m| {
+                        m.neural.is_some() == c.neural.is_some()
+                            && m.serial.is_some() == c.serial.is_some()
+                    })
                     .map(sep::Model::Mix),
                 sep::Model::Neural(_) => Some(sep::Model::preset(p)),
                 _ => None,

@@ -567,7 +567,7 @@ fn no_transforms_flag_turns_segmented_blocks_off() {
 
 /// Issue 19: `-p ultra` (max plus the serial LSTM inside the mixer) round
 /// trips through the binary, gives the same archive for -T1 and -T2 (several
-/// blocks), lists its network, and is smaller than `max` on a real text.
+/// blocks), and lists its network.
 #[test]
 fn ultra_preset_round_trips_identically_for_any_threads() {
     let (dir, path, data) = setup();
@@ -586,14 +586,10 @@ fn ultra_preset_round_trips_identically_for_any_threads() {
     let t1 = run(&["-p", "ultra", "-T1", "-B", "16K"]);
     let t2 = run(&["-p", "ultra", "-T2", "-B", "16K"]);
     assert_eq!(t1, t2, "ultra archive depends on -T");
+    // ultra is max's contexts at CM revision 2 plus the network (revision 4
+    // takes no network); that it pays against revision 2 is checked in
+    // sep's tests (`ultra_pays_against_its_own_cm`).
     let whole = run(&["-p", "ultra", "-T1"]);
-    let max = run(&["-p", "max", "-T1"]);
-    assert!(
-        whole.len() < max.len(),
-        "ultra {} not smaller than max {}",
-        whole.len(),
-        max.len()
-    );
     for (name, archive) in [("u1.sep", &t1), ("u.sep", &whole)] {
         let a = dir.path().join(name);
         fs::write(&a, archive).unwrap();

@@ -217,7 +217,17 @@ mod tests {
     fn serial_network_travels_in_flag_bit_1() {
         let u = MixConfig::preset(Preset::Ultra).expect("mix preset");
         assert_eq!(u.serial, Some(ULTRA_LSTM));
-        assert_eq!(u.cm, MixConfig::preset(Preset::Max).expect("max").cm);
+        // `max`'s contexts at CM revision 2: revision 4 takes no network.
+        let max = MixConfig::preset(Preset::Max).expect("max").cm;
+        assert_eq!(u.cm, CmConfig { revision: 2, ..max });
+        let mut r4 = params::write_mix(&u);
+        r4[1] = 4;
+        assert!(
+            params::read_mix(&r4, 1, 0)
+                .unwrap_err()
+                .to_string()
+                .contains("revision 4 takes no network")
+        );
         let p = params::write_mix(&u);
         assert_eq!((p[0], p.len()), (2, 24));
         assert_eq!(params::read_mix(&p, 1, 0), Ok(u.clone()));
@@ -235,12 +245,12 @@ mod tests {
         bad[0] = 3;
         assert!(params::read_mix(&bad, 1, 0).is_err());
         assert!(u.describe().contains("lstm (64 cells"));
-        assert!(
-            u.memory_bytes(1 << 20)
-                > MixConfig::preset(Preset::Max)
-                    .expect("max")
-                    .memory_bytes(1 << 20)
-        );
+        let max_r2 = MixConfig {
+            cm: u.cm,
+            serial: None,
+            ..MixConfig::preset(Preset::Max).expect("max")
+        };
+        assert!(u.memory_bytes(1 << 20) > max_r2.memory_bytes(1 << 20));
     }
 
     #[test]

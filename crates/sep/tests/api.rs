@@ -331,3 +331,33 @@ fn a_block_whose_start_does_not_shrink_is_stored_without_modelling_the_rest() {
     assert_eq!(blocks(&archive), (1, 0));
     assert!(archive.len() < 8 << 10);
 }
+
+/// Issue 19: `ultra` is `max`'s contexts at CM revision 2 plus the serial
+/// LSTM (revision 4, today's `max`, takes no network): on real text it is
+/// smaller than the same CM without the network, and decodes.
+#[test]
+fn ultra_pays_against_its_own_cm() {
+    let text: Vec<u8> = common::corpus_set("quick")
+        .into_iter()
+        .find(|(name, _)| name == "calgary.paper1")
+        .expect("calgary.paper1 in the quick set")
+        .1;
+    let ultra = sep::MixConfig::preset(sep::Preset::Ultra).expect("mix preset");
+    assert_eq!(ultra.cm.revision, 2);
+    let without = sep::MixConfig {
+        serial: None,
+        ..ultra.clone()
+    };
+    let size = |m: sep::MixConfig| {
+        common::round_trip(
+            &text,
+            &Options {
+                model: Model::Mix(m),
+                ..Options::default()
+            },
+        )
+        .len()
+    };
+    let (u, w) = (size(ultra), size(without));
+    assert!(u < w, "ultra {u} bytes, its CM alone {w}");
+}
