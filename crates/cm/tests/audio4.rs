@@ -2,26 +2,10 @@
 //! 8- and 16-bit, mono and stereo PCM and of WAV headers that lie, and a
 //! noisy chord that revision 4 codes smaller than revision 2.
 
-use sep_cm::{Cm, CmConfig, CmStream, Sequential};
+mod common;
+use common::config;
+use sep_cm::{Cm, CmStream, Sequential};
 use sep_coder::{Decoder, Encoder};
-
-fn config(revision: u8) -> CmConfig {
-    CmConfig {
-        orders: 0b0011_1111,
-        word: true,
-        sparse: true,
-        record: true,
-        long: 0b0001,
-        match_min: 5,
-        match2_min: 12,
-        table_bits: 18,
-        match_bits: 14,
-        selectors: 0xF,
-        apms: 3,
-        image: true,
-        revision,
-    }
-}
 
 /// Encodes `data` as one stream, decodes it, checks the result; returns the
 /// coded bytes.

@@ -4,65 +4,8 @@
 //! families (and its BMP and TGA detection) code their kind of input
 //! smaller than revision 2.
 
-use sep_cm::{Cm, CmConfig, CmStream, Sequential};
-use sep_coder::{Decoder, Encoder};
-
-fn config(revision: u8) -> CmConfig {
-    CmConfig {
-        orders: 0b0011_1111,
-        word: true,
-        sparse: true,
-        record: true,
-        long: 0b0001,
-        match_min: 5,
-        match2_min: 12,
-        table_bits: 18,
-        match_bits: 14,
-        selectors: 0xF,
-        apms: 3,
-        image: true,
-        revision,
-    }
-}
-
-/// Encodes `data` as one stream, decodes it, checks the result; returns the
-/// coded bytes.
-fn round_trip(data: &[u8], cfg: &CmConfig) -> Vec<u8> {
-    let mut enc = Encoder::new();
-    let mut m = Cm::new(cfg, false, data.len());
-    let mut st = CmStream::new(0);
-    let mut buf = data.to_vec();
-    for pos in 0..buf.len() {
-        m.code_byte(&mut enc, &mut st, &mut buf, pos, &Sequential(pos), None);
-    }
-    assert_eq!(buf, data, "the encoder changed its input");
-    let bytes = enc.finish();
-    let mut out = vec![0u8; data.len()];
-    let mut dec = Decoder::new(&bytes);
-    let mut m = Cm::new(cfg, false, data.len());
-    let mut st = CmStream::new(0);
-    for pos in 0..out.len() {
-        m.code_byte(&mut dec, &mut st, &mut out, pos, &Sequential(pos), None);
-    }
-    assert!(
-        out == data,
-        "decoded bytes differ (revision {})",
-        cfg.revision
-    );
-    bytes
-}
-
-fn noise(len: usize, seed: u64) -> Vec<u8> {
-    let mut s = seed | 1;
-    (0..len)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 24) as u8
-        })
-        .collect()
-}
+mod common;
+use common::{config, noise, round_trip};
 
 /// An image of `channels` channels (1: P5, 3: P6) of soft shapes with noise
 /// that the channels share.

@@ -3,7 +3,9 @@
 //! deterministically, with side-by-side streams too, and shrink real text
 //! and code against revision 2.
 
-use sep_cm::{Cm, CmConfig, CmStream, Sequential, Visibility};
+mod common;
+use common::round_trip;
+use sep_cm::{Cm, CmConfig, CmStream, Visibility};
 use sep_coder::{Decoder, Encoder};
 
 /// The `default` preset's CM with small tables.
@@ -23,33 +25,6 @@ fn config(revision: u8) -> CmConfig {
         image: true,
         revision,
     }
-}
-
-/// Encodes `data` as one stream, decodes it, checks the result; returns the
-/// coded bytes.
-fn round_trip(data: &[u8], cfg: &CmConfig) -> Vec<u8> {
-    let mut enc = Encoder::new();
-    let mut m = Cm::new(cfg, false, data.len());
-    let mut st = CmStream::new(0);
-    let mut buf = data.to_vec();
-    for pos in 0..buf.len() {
-        m.code_byte(&mut enc, &mut st, &mut buf, pos, &Sequential(pos), None);
-    }
-    assert_eq!(buf, data, "the encoder changed its input");
-    let bytes = enc.finish();
-    let mut out = vec![0u8; data.len()];
-    let mut dec = Decoder::new(&bytes);
-    let mut m = Cm::new(cfg, false, data.len());
-    let mut st = CmStream::new(0);
-    for pos in 0..out.len() {
-        m.code_byte(&mut dec, &mut st, &mut out, pos, &Sequential(pos), None);
-    }
-    assert!(
-        out == data,
-        "decoded bytes differ (revision {})",
-        cfg.revision
-    );
-    bytes
 }
 
 /// Markup, JSON, C-like code and UTF-8 text, with the repeats the

@@ -27,7 +27,7 @@ enum Role {
 }
 
 /// Immediate bytes of a one-byte opcode (`op16`: 66 prefix, `w`: REX.W).
-fn imm1(op: u8, op16: bool, w: bool) -> u8 {
+pub(crate) fn imm1(op: u8, op16: bool, w: bool) -> u8 {
     let z = if op16 { 2 } else { 4 };
     match op {
         0x04 | 0x0C | 0x14 | 0x1C | 0x24 | 0x2C | 0x34 | 0x3C => 1,
@@ -50,7 +50,7 @@ fn imm1(op: u8, op16: bool, w: bool) -> u8 {
 }
 
 /// Whether a one-byte opcode has a ModRM byte.
-fn modrm1(op: u8) -> bool {
+pub(crate) fn modrm1(op: u8) -> bool {
     matches!(op & 0xC7, 0x00..=0x03)
         || matches!(
             op,

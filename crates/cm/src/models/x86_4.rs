@@ -15,6 +15,7 @@
 //! is not code the decoder is merely wrong, which costs compression, never
 //! correctness.
 
+use super::x86::{imm1, modrm1};
 use super::{ByteCtx, ContextModel, hash2};
 
 /// What the next byte is, for the decoder.
@@ -41,39 +42,6 @@ const PF2: u32 = 4;
 const PF3: u32 = 8;
 const PSEG: u32 = 16;
 const PLOCK: u32 = 32;
-
-/// Immediate bytes of a one-byte opcode (`op16`: 66 prefix, `w`: REX.W).
-fn imm_one(op: u8, op16: bool, w: bool) -> u8 {
-    let z = if op16 { 2 } else { 4 };
-    match op {
-        0x04 | 0x0C | 0x14 | 0x1C | 0x24 | 0x2C | 0x34 | 0x3C => 1,
-        0x05 | 0x0D | 0x15 | 0x1D | 0x25 | 0x2D | 0x35 | 0x3D => z,
-        0x6A | 0x6B | 0x70..=0x7F | 0x80 | 0x82 | 0x83 | 0xA8 | 0xB0..=0xB7 => 1,
-        0xC0 | 0xC1 | 0xC6 | 0xCD | 0xD4 | 0xD5 | 0xE0..=0xE7 | 0xEB => 1,
-        0x68 | 0x69 | 0x81 | 0xA9 | 0xC7 | 0xE8 | 0xE9 => z,
-        0xB8..=0xBF => {
-            if w {
-                8
-            } else {
-                z
-            }
-        }
-        0xC2 | 0xCA => 2,
-        0xC8 => 3,
-        0xA0..=0xA3 => 8,
-        _ => 0,
-    }
-}
-
-/// Whether a one-byte opcode has a ModRM byte.
-fn has_modrm(op: u8) -> bool {
-    matches!(op & 0xC7, 0x00..=0x03)
-        || matches!(
-            op,
-            0x62 | 0x63 | 0x69 | 0x6B | 0x80..=0x8F | 0xC0 | 0xC1 | 0xC4..=0xC7 | 0xD0..=0xD3
-        )
-        || matches!(op, 0xD8..=0xDF | 0xF6 | 0xF7 | 0xFE | 0xFF)
-}
 
 /// The revision-4 x86 family (8 contexts, a mixer selector of 7 * 64
 /// byte contexts, the order-1 APM's byte).
@@ -196,12 +164,12 @@ impl X86v4Contexts {
                 0x0F => self.role = Role::Opcode2,
                 _ => {
                     self.opcode = u32::from(b);
-                    self.imm_size = imm_one(b, op16, self.rex & 8 != 0);
+                    self.imm_size = imm1(b, op16, self.rex & 8 != 0);
                     if b == 0xF6 || b == 0xF7 {
                         // test r/m, imm: decided by the ModRM's reg field.
                         self.imm_size = 0;
                     }
-                    if has_modrm(b) {
+                    if modrm1(b) {
                         self.role = Role::ModRm;
                     } else {
                         self.operands(0);
