@@ -206,8 +206,8 @@ Levels (-1 .. -9, --fast = -1, --best = -9; without one: -6):
   level  model, preset   compresses at (CPU)  bench set, 17.5 MB
   -1     order2          2.65 MB/s            ratio 2.51
   -2 -3  mix, fast       1.10 MB/s            ratio 3.33
-  -4..6  mix, default    0.148 MB/s           ratio 4.20
-  -7..9  mix, max        0.147 MB/s           ratio 4.22
+  -4..6  mix, default    0.132 MB/s           ratio 4.34
+  -7..9  mix, max        0.128 MB/s           ratio 4.35
   A level sets -m and -p; it cannot be combined with them.
 
 Commands:
