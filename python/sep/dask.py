@@ -4,7 +4,7 @@ Every file is one task (``sep``'s blocks are independent, so files need no
 coordination); each archive is written to a temporary file in ``out_dir`` and
 renamed when complete, so a worker that dies mid-task leaves no partial
 archive, and Dask's retry writes it again. Archives are byte-identical to
-``sep -c FILE`` with the same preset and block size.
+``sep -c --prior none FILE`` with the same preset and block size.
 
 Local, two worker processes::
 
@@ -39,7 +39,9 @@ def compress_file(path, out_dir, preset=None, block_size=None, threads=1):
 
     Streams the file (memory stays bounded by the block size and threads),
     recording its length in the header as ``sep -c`` does, so the archive is
-    byte-identical to ``sep -c path`` with the same preset and block size.
+    byte-identical to ``sep -c --prior none path`` with the same preset and
+    block size (``sep`` itself may code a file of up to 64 KiB with a
+    built-in prior; the library never picks one by itself).
     """
     path = os.fspath(path)
     out_dir = os.fspath(out_dir)
