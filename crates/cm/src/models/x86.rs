@@ -59,6 +59,61 @@ pub(crate) fn modrm1(op: u8) -> bool {
         || matches!(op, 0xD8..=0xDF | 0xF6 | 0xF7 | 0xFE | 0xFF)
 }
 
+/// Displacement bytes after a ModRM byte of mode `md` whose r/m field (or,
+/// after a SIB byte, its base field) is `rm`.
+pub(crate) fn disp_size(md: u8, rm: u8) -> u8 {
+    match md {
+        0 if rm == 5 => 4,
+        1 => 1,
+        2 => 4,
+        _ => 0,
+    }
+}
+
+/// Whether ModRM byte `m` is followed by a SIB byte.
+pub(crate) fn has_sib(m: u8) -> bool {
+    m >> 6 != 3 && m & 7 == 4
+}
+
+/// What follows the byte `b` after a 0F opcode byte.
+pub(crate) enum After0F {
+    /// A third opcode byte (0F 38, 0F 3A).
+    Opcode3,
+    /// The operands directly (no ModRM).
+    Operands,
+    /// A ModRM byte.
+    ModRm,
+}
+
+/// [`After0F`] for the byte `b` after 0F, and the instruction's immediate
+/// bytes.
+pub(crate) fn after_0f(b: u8) -> (After0F, u8) {
+    match b {
+        0x38 | 0x3A => (After0F::Opcode3, u8::from(b == 0x3A)),
+        0x80..=0x8F => (After0F::Operands, 4),
+        0x05 | 0x06 | 0x07 | 0x0B | 0x31 | 0xA2 | 0xC8..=0xCF => (After0F::Operands, 0),
+        _ => (
+            After0F::ModRm,
+            u8::from(matches!(
+                b,
+                0x70..=0x73 | 0xA4 | 0xAC | 0xBA | 0xC2 | 0xC4..=0xC6
+            )),
+        ),
+    }
+}
+
+/// The immediate bytes of F6/F7 `opcode` (test r/m, imm) once its ModRM
+/// byte `m` is known (`None`: not a test, the immediate stays as it was).
+pub(crate) fn test_imm(opcode: u32, m: u8, op16: bool) -> Option<u8> {
+    (matches!(opcode, 0xF6 | 0xF7) && (m >> 3) & 7 < 2).then_some(if opcode == 0xF6 {
+        1
+    } else if op16 {
+        2
+    } else {
+        4
+    })
+}
+
 /// The x86 family (6 contexts).
 #[derive(Debug, Clone)]
 pub(crate) struct X86Contexts {
@@ -114,18 +169,11 @@ impl X86Contexts {
 
     fn after_modrm(&mut self, m: u8) {
         self.modrm = u32::from(m);
-        let (md, rm) = (m >> 6, m & 7);
-        if md != 3 && rm == 4 {
+        if has_sib(m) {
             self.role = Role::Sib;
             return;
         }
-        let disp = match md {
-            0 if rm == 5 => 4,
-            1 => 1,
-            2 => 4,
-            _ => 0,
-        };
-        self.operands(disp);
+        self.operands(disp_size(m >> 6, m & 7));
     }
 
     fn step(&mut self, b: u8) {
@@ -152,25 +200,12 @@ impl X86Contexts {
             },
             Role::Opcode2 => {
                 self.opcode = 0x100 | u32::from(b);
-                match b {
-                    0x38 | 0x3A => {
-                        self.imm = u8::from(b == 0x3A);
-                        self.role = Role::Opcode3;
-                    }
-                    0x80..=0x8F => {
-                        self.imm = 4;
-                        self.operands(0);
-                    }
-                    0x05 | 0x06 | 0x07 | 0x0B | 0x31 | 0xA2 | 0xC8..=0xCF => {
-                        self.imm = 0;
-                        self.operands(0);
-                    }
-                    _ => {
-                        self.imm = u8::from(
-                            matches!(b, 0x70..=0x73 | 0xA4 | 0xAC | 0xBA | 0xC2 | 0xC4..=0xC6),
-                        );
-                        self.role = Role::ModRm;
-                    }
+                let (next, imm) = after_0f(b);
+                self.imm = imm;
+                match next {
+                    After0F::Opcode3 => self.role = Role::Opcode3,
+                    After0F::Operands => self.operands(0),
+                    After0F::ModRm => self.role = Role::ModRm,
                 }
             }
             Role::Opcode3 => {
@@ -178,25 +213,13 @@ impl X86Contexts {
                 self.role = Role::ModRm;
             }
             Role::ModRm => {
-                if matches!(self.opcode, 0xF6 | 0xF7) && (b >> 3) & 7 < 2 {
-                    self.imm = if self.opcode == 0xF6 {
-                        1
-                    } else if self.op16 {
-                        2
-                    } else {
-                        4
-                    };
+                if let Some(imm) = test_imm(self.opcode, b, self.op16) {
+                    self.imm = imm;
                 }
                 self.after_modrm(b);
             }
             Role::Sib => {
-                let disp = match self.modrm >> 6 {
-                    0 if b & 7 == 5 => 4,
-                    1 => 1,
-                    2 => 4,
-                    _ => 0,
-                };
-                self.operands(disp);
+                self.operands(disp_size((self.modrm >> 6) as u8 & 3, b & 7));
             }
             Role::Operand => {
                 self.left -= 1;

@@ -15,7 +15,7 @@
 //! is not code the decoder is merely wrong, which costs compression, never
 //! correctness.
 
-use super::x86::{imm1, modrm1};
+use super::x86::{After0F, after_0f, disp_size, has_sib, imm1, modrm1, test_imm};
 use super::{ByteCtx, ContextModel, hash2};
 
 /// What the next byte is, for the decoder.
@@ -134,18 +134,11 @@ impl X86v4Contexts {
 
     fn after_modrm(&mut self, m: u8) {
         self.modrm = 0x100 | u32::from(m);
-        let (md, rm) = (m >> 6, m & 7);
-        if md != 3 && rm == 4 {
+        if has_sib(m) {
             self.role = Role::Sib;
             return;
         }
-        let disp = match md {
-            0 if rm == 5 => 4,
-            1 => 1,
-            2 => 4,
-            _ => 0,
-        };
-        self.operands(disp);
+        self.operands(disp_size(m >> 6, m & 7));
     }
 
     /// Follows the decoder over byte `b`.
@@ -178,26 +171,12 @@ impl X86v4Contexts {
             },
             Role::Opcode2 => {
                 self.opcode = 0x100 | u32::from(b);
-                match b {
-                    0x38 | 0x3A => {
-                        self.imm_size = u8::from(b == 0x3A);
-                        self.role = Role::Opcode3;
-                    }
-                    0x80..=0x8F => {
-                        self.imm_size = 4;
-                        self.operands(0);
-                    }
-                    0x05 | 0x06 | 0x07 | 0x0B | 0x31 | 0xA2 | 0xC8..=0xCF => {
-                        self.imm_size = 0;
-                        self.operands(0);
-                    }
-                    _ => {
-                        self.imm_size = u8::from(matches!(
-                            b,
-                            0x70..=0x73 | 0xA4 | 0xAC | 0xBA | 0xC2 | 0xC4..=0xC6
-                        ));
-                        self.role = Role::ModRm;
-                    }
+                let (next, imm) = after_0f(b);
+                self.imm_size = imm;
+                match next {
+                    After0F::Opcode3 => self.role = Role::Opcode3,
+                    After0F::Operands => self.operands(0),
+                    After0F::ModRm => self.role = Role::ModRm,
                 }
             }
             Role::Opcode3 => {
@@ -205,26 +184,14 @@ impl X86v4Contexts {
                 self.role = Role::ModRm;
             }
             Role::ModRm => {
-                if matches!(self.opcode, 0xF6 | 0xF7) && (b >> 3) & 7 < 2 {
-                    self.imm_size = if self.opcode == 0xF6 {
-                        1
-                    } else if op16 {
-                        2
-                    } else {
-                        4
-                    };
+                if let Some(imm) = test_imm(self.opcode, b, op16) {
+                    self.imm_size = imm;
                 }
                 self.after_modrm(b);
             }
             Role::Sib => {
                 self.sib = 0x100 | u32::from(b);
-                let disp = match (self.modrm >> 6) & 3 {
-                    0 if b & 7 == 5 => 4,
-                    1 => 1,
-                    2 => 4,
-                    _ => 0,
-                };
-                self.operands(disp);
+                self.operands(disp_size((self.modrm >> 6) as u8 & 3, b & 7));
             }
             Role::Disp => {
                 self.operand = self.operand << 8 | u32::from(b);
