@@ -3,49 +3,7 @@
 //! noisy chord that revision 4 codes smaller than revision 2.
 
 mod common;
-use common::config;
-use sep_cm::{Cm, CmStream, Sequential};
-use sep_coder::{Decoder, Encoder};
-
-/// Encodes `data` as one stream, decodes it, checks the result; returns the
-/// coded bytes.
-fn round_trip(data: &[u8], revision: u8) -> Vec<u8> {
-    let cfg = config(revision);
-    let mut enc = Encoder::new();
-    let mut m = Cm::new(&cfg, false, data.len());
-    let mut st = CmStream::new(0);
-    let mut buf = data.to_vec();
-    for pos in 0..buf.len() {
-        m.code_byte(&mut enc, &mut st, &mut buf, pos, &Sequential(pos), None);
-    }
-    assert_eq!(buf, data, "the encoder changed its input");
-    let bytes = enc.finish();
-    let mut out = vec![0u8; data.len()];
-    let mut dec = Decoder::new(&bytes);
-    let mut m = Cm::new(&cfg, false, data.len());
-    let mut st = CmStream::new(0);
-    for pos in 0..out.len() {
-        m.code_byte(&mut dec, &mut st, &mut out, pos, &Sequential(pos), None);
-    }
-    assert!(out == data, "decoded bytes differ (revision {revision})");
-    bytes
-}
-
-fn wav_header(channels: u16, bits: u16, data_len: u32) -> Vec<u8> {
-    let mut h = b"RIFF".to_vec();
-    h.extend((36 + data_len).to_le_bytes());
-    h.extend(b"WAVEfmt ");
-    h.extend(16u32.to_le_bytes());
-    h.extend(1u16.to_le_bytes());
-    h.extend(channels.to_le_bytes());
-    h.extend(22050u32.to_le_bytes());
-    h.extend((22050 * u32::from(channels * bits / 8)).to_le_bytes());
-    h.extend((channels * bits / 8).to_le_bytes());
-    h.extend(bits.to_le_bytes());
-    h.extend(b"data");
-    h.extend(data_len.to_le_bytes());
-    h
-}
+use common::{config, round_trip, wav_header};
 
 /// Xorshift noise in `-amp..=amp` (roughly triangular).
 struct Noise(u64);
@@ -69,6 +27,7 @@ fn chord_wav(channels: u16, bits: u16, frames: usize, noise: i64) -> Vec<u8> {
     let mut out = wav_header(
         channels,
         bits,
+        22050,
         (frames * usize::from(channels * bits / 8)) as u32,
     );
     // (sin, cos, step / 1024) of each tone.
@@ -110,17 +69,17 @@ fn revision_4_audio_round_trips() {
         chord_wav(1, 8, 4000, 200),
         chord_wav(2, 8, 2000, 0),
         // Silence and full-scale square waves reach the clamps.
-        wav_header(2, 16, 4000)
+        wav_header(2, 16, 22050, 4000)
             .into_iter()
             .chain([0u8; 4000])
             .collect(),
-        wav_header(1, 16, 4000)
+        wav_header(1, 16, 22050, 4000)
             .into_iter()
             .chain((0..2000).flat_map(|t| if t % 20 < 10 { [0xFF, 0x7F] } else { [0, 0x80] }))
             .collect(),
     ] {
-        let a = round_trip(&data, 4);
-        assert_eq!(a, round_trip(&data, 4), "deterministic");
+        let a = round_trip(&data, &config(4));
+        assert_eq!(a, round_trip(&data, &config(4)), "deterministic");
     }
 }
 
@@ -137,23 +96,23 @@ fn revision_4_lying_wav_headers_code_correctly() {
             (s >> 32) as u8
         })
         .collect();
-    let mut fake = wav_header(2, 16, 1 << 30);
+    let mut fake = wav_header(2, 16, 22050, 1 << 30);
     fake.extend(&noise);
-    round_trip(&fake, 4);
-    let mut odd = wav_header(1, 16, 3);
+    round_trip(&fake, &config(4));
+    let mut odd = wav_header(1, 16, 22050, 3);
     odd.extend([1, 2, 3]);
-    round_trip(&odd, 4);
-    let mut text = wav_header(2, 8, 10);
+    round_trip(&odd, &config(4));
+    let mut text = wav_header(2, 8, 22050, 10);
     text.extend(b"not audio, just some words ".repeat(40));
-    round_trip(&text, 4);
-    round_trip(&wav_header(2, 16, 0), 4);
+    round_trip(&text, &config(4));
+    round_trip(&wav_header(2, 16, 22050, 0), &config(4));
 }
 
 #[test]
 fn revision_4_codes_audio_smaller_than_revision_2() {
     for data in [chord_wav(2, 16, 8000, 60), chord_wav(1, 16, 8000, 400)] {
-        let v2 = round_trip(&data, 2).len();
-        let v4 = round_trip(&data, 4).len();
+        let v2 = round_trip(&data, &config(2)).len();
+        let v4 = round_trip(&data, &config(4)).len();
         assert!(v4 * 100 < v2 * 97, "revision 4 {v4} bytes, revision 2 {v2}");
     }
 }

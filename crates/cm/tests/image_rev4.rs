@@ -5,7 +5,7 @@
 //! smaller than revision 2.
 
 mod common;
-use common::{config, noise, round_trip};
+use common::{config, fax, noise, round_trip};
 
 /// An image of `channels` channels (1: P5, 3: P6) of soft shapes with noise
 /// that the channels share.
@@ -23,33 +23,6 @@ fn soft_pnm(w: usize, h: usize, channels: usize) -> Vec<u8> {
         }
     }
     img
-}
-
-/// A bi-level bitmap (1 bit per pixel, rows of `width` bytes, no header)
-/// of vertical streaks: a pixel copies the one above, except that a white
-/// pixel turns black with probability 1/128 and a black one white with 1/5;
-/// and a vertical rule. Mostly zero bytes.
-fn bitmap(width: usize, rows: usize) -> Vec<u8> {
-    let mut out = vec![0u8; width * rows];
-    let mut s = 0x1234_5678u32;
-    for y in 1..rows {
-        for x in 0..width * 8 {
-            s ^= s << 13;
-            s ^= s >> 17;
-            s ^= s << 5;
-            let (byte, bit) = (x / 8, 0x80u8 >> (x % 8));
-            let above = out[(y - 1) * width + byte] & bit != 0;
-            let black = if above {
-                !s.is_multiple_of(5)
-            } else {
-                s.is_multiple_of(128)
-            };
-            if black || x == 45 {
-                out[y * width + byte] |= bit;
-            }
-        }
-    }
-    out
 }
 
 /// The pixels of [`soft_pnm`] as a 24-bit BMP (bottom-up, rows padded to 4
@@ -107,7 +80,7 @@ fn revision_4_round_trips_images_and_bitmaps() {
             .copied()
             .chain(noise(21, 5))
             .collect(),
-        bitmap(64, 1100),
+        fax(64, 1100),
         soft_bmp(37, 21),
         soft_tga(29, 17),
         // Headers that lie: pixels end early, a width past the data.
@@ -146,7 +119,7 @@ fn revision_4_finds_bmp_and_tga_pixels() {
 
 #[test]
 fn revision_4_codes_bitmaps_better_than_revision_2() {
-    let data = bitmap(64, 1600);
+    let data = fax(64, 1600);
     let v2 = round_trip(&data, &config(2)).len();
     let v4 = round_trip(&data, &config(4)).len();
     assert!(v4 < v2, "revision 4 {v4} bytes, revision 2 {v2}");

@@ -5,25 +5,9 @@
 //! family, headers that lie, and side-by-side streams.
 
 mod common;
-use common::{config, noise, round_trip};
+use common::{config, fax, noise, round_trip, wav_header};
 use sep_cm::{Cm, CmStream, LstmConfig, Sequential, Visibility};
 use sep_coder::{Decoder, Encoder};
-
-fn wav_header(channels: u16, bits: u16, data_len: u32) -> Vec<u8> {
-    let mut h = b"RIFF".to_vec();
-    h.extend((36 + data_len).to_le_bytes());
-    h.extend(b"WAVEfmt ");
-    h.extend(16u32.to_le_bytes());
-    h.extend(1u16.to_le_bytes());
-    h.extend(channels.to_le_bytes());
-    h.extend(8000u32.to_le_bytes());
-    h.extend((8000 * u32::from(channels * bits / 8)).to_le_bytes());
-    h.extend((channels * bits / 8).to_le_bytes());
-    h.extend(bits.to_le_bytes());
-    h.extend(b"data");
-    h.extend(data_len.to_le_bytes());
-    h
-}
 
 /// A WAV file of a two-tone signal (integer arithmetic: a recurrence
 /// oscillator), `frames` frames.
@@ -31,6 +15,7 @@ fn tone_wav(channels: u16, bits: u16, frames: usize) -> Vec<u8> {
     let mut out = wav_header(
         channels,
         bits,
+        8000,
         (frames * usize::from(channels * bits / 8)) as u32,
     );
     let (mut a, mut b) = (0i64, 9000i64);
@@ -103,33 +88,6 @@ fn biff(rows: u16) -> Vec<u8> {
     out
 }
 
-/// A bi-level bitmap (1 bit per pixel, rows of `width` bytes) of vertical
-/// streaks: a pixel copies the one above, except that a white pixel turns
-/// black with probability 1/128 and a black one white with 1/5; and a
-/// vertical rule. Mostly zero bytes, no header.
-fn fax(width: usize, rows: usize) -> Vec<u8> {
-    let mut out = vec![0u8; width * rows];
-    let mut s = 0x1234_5678u32;
-    for y in 1..rows {
-        for x in 0..width * 8 {
-            s ^= s << 13;
-            s ^= s >> 17;
-            s ^= s << 5;
-            let (byte, bit) = (x / 8, 0x80u8 >> (x % 8));
-            let above = out[(y - 1) * width + byte] & bit != 0;
-            let black = if above {
-                !s.is_multiple_of(5)
-            } else {
-                s.is_multiple_of(128)
-            };
-            if black || x == 45 {
-                out[y * width + byte] |= bit;
-            }
-        }
-    }
-    out
-}
-
 #[test]
 fn a_bitmap_switches_to_the_bilevel_model_and_shrinks() {
     let data = fax(64, 3000);
@@ -197,13 +155,13 @@ fn lying_headers_code_correctly() {
     // A WAV header on random bytes, one whose data chunk claims more than
     // there is, a 16-bit header on an odd number of bytes, a PNM header
     // whose width exceeds the data.
-    let mut fake = wav_header(2, 16, 1 << 30);
+    let mut fake = wav_header(2, 16, 8000, 1 << 30);
     fake.extend(noise(4001, 7));
     round_trip(&fake, &config(1));
-    let mut odd = wav_header(1, 16, 3);
+    let mut odd = wav_header(1, 16, 8000, 3);
     odd.extend([1, 2, 3]);
     round_trip(&odd, &config(1));
-    let mut text = wav_header(2, 8, 10);
+    let mut text = wav_header(2, 8, 8000, 10);
     text.extend(b"not audio, just some words ".repeat(40));
     round_trip(&text, &config(1));
     let mut elf = x86_elf(0);

@@ -62,3 +62,48 @@ pub fn noise(len: usize, seed: u64) -> Vec<u8> {
         })
         .collect()
 }
+
+/// A PCM WAV header: `channels` of `bits`-bit samples at `rate` Hz, then
+/// `data_len` bytes of samples.
+pub fn wav_header(channels: u16, bits: u16, rate: u32, data_len: u32) -> Vec<u8> {
+    let mut h = b"RIFF".to_vec();
+    h.extend((36 + data_len).to_le_bytes());
+    h.extend(b"WAVEfmt ");
+    h.extend(16u32.to_le_bytes());
+    h.extend(1u16.to_le_bytes());
+    h.extend(channels.to_le_bytes());
+    h.extend(rate.to_le_bytes());
+    h.extend((rate * u32::from(channels * bits / 8)).to_le_bytes());
+    h.extend((channels * bits / 8).to_le_bytes());
+    h.extend(bits.to_le_bytes());
+    h.extend(b"data");
+    h.extend(data_len.to_le_bytes());
+    h
+}
+
+/// A bi-level bitmap (1 bit per pixel, rows of `width` bytes) of vertical
+/// streaks: a pixel copies the one above, except that a white pixel turns
+/// black with probability 1/128 and a black one white with 1/5; and a
+/// vertical rule. Mostly zero bytes, no header.
+pub fn fax(width: usize, rows: usize) -> Vec<u8> {
+    let mut out = vec![0u8; width * rows];
+    let mut s = 0x1234_5678u32;
+    for y in 1..rows {
+        for x in 0..width * 8 {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            let (byte, bit) = (x / 8, 0x80u8 >> (x % 8));
+            let above = out[(y - 1) * width + byte] & bit != 0;
+            let black = if above {
+                !s.is_multiple_of(5)
+            } else {
+                s.is_multiple_of(128)
+            };
+            if black || x == 45 {
+                out[y * width + byte] |= bit;
+            }
+        }
+    }
+    out
+}
