@@ -5,51 +5,7 @@
 //! smaller than revision 2.
 
 mod common;
-use common::{config, fax, noise, round_trip};
-
-/// An image of `channels` channels (1: P5, 3: P6) of soft shapes with noise
-/// that the channels share.
-fn soft_pnm(w: usize, h: usize, channels: usize) -> Vec<u8> {
-    let magic = if channels == 1 { "P5" } else { "P6" };
-    let mut img = format!("{magic}\n{w} {h}\n255\n").into_bytes();
-    let grain = noise(w * h, 31);
-    for y in 0..h {
-        for x in 0..w {
-            let g = i32::from(grain[y * w + x] % 17) - 8;
-            let base = ((x * x + y * y) / 64 % 200) as i32 + 20;
-            for (scale, off) in [(4, 0), (3, 10), (2, 30)].into_iter().take(channels) {
-                img.push((base * scale / 4 + off + g).clamp(0, 255) as u8);
-            }
-        }
-    }
-    img
-}
-
-/// The pixels of [`soft_pnm`] as a 24-bit BMP (bottom-up, rows padded to 4
-/// bytes, BGR) with an info header of 40 bytes.
-fn soft_bmp(w: usize, h: usize) -> Vec<u8> {
-    let pnm = soft_pnm(w, h, 3);
-    let pixels = &pnm[pnm.len() - w * h * 3..];
-    let row = (w * 3).div_ceil(4) * 4;
-    let mut out = b"BM".to_vec();
-    out.extend(((54 + row * h) as u32).to_le_bytes());
-    out.extend(0u32.to_le_bytes());
-    out.extend(54u32.to_le_bytes());
-    out.extend(40u32.to_le_bytes());
-    out.extend((w as u32).to_le_bytes());
-    out.extend((h as u32).to_le_bytes());
-    out.extend(1u16.to_le_bytes());
-    out.extend(24u16.to_le_bytes());
-    out.extend([0u8; 24]);
-    for y in (0..h).rev() {
-        for x in 0..w {
-            let p = &pixels[(y * w + x) * 3..][..3];
-            out.extend([p[2], p[1], p[0]]);
-        }
-        out.resize(out.len() + row - w * 3, 0);
-    }
-    out
-}
+use common::{config, fax, noise, round_trip, soft_bmp, soft_pnm};
 
 /// The pixels of [`soft_pnm`] as an uncompressed 24-bit TGA with an image
 /// id of 3 bytes.

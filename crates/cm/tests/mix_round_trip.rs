@@ -5,7 +5,7 @@
 //! family, headers that lie, and side-by-side streams.
 
 mod common;
-use common::{config, fax, noise, round_trip, wav_header};
+use common::{config, fax, noise, round_trip, soft_bmp, wav_header};
 use sep_cm::{Cm, CmStream, LstmConfig, Sequential, Visibility};
 use sep_coder::{Decoder, Encoder};
 
@@ -441,27 +441,6 @@ fn revision_4_float_family_round_trips_and_beats_revision_2() {
     round_trip(&float_series(0, 3000, false), &config(4));
 }
 
-/// A BMP header (24-bit, bottom-up) and `w x h` pixels.
-fn bmp(w: u32, h: u32) -> Vec<u8> {
-    let row = (w * 3).div_ceil(4) * 4;
-    let mut v = b"BM".to_vec();
-    v.extend_from_slice(&(54 + row * h).to_le_bytes());
-    v.extend_from_slice(&[0; 4]);
-    v.extend_from_slice(&54u32.to_le_bytes());
-    v.extend_from_slice(&40u32.to_le_bytes());
-    v.extend_from_slice(&w.to_le_bytes());
-    v.extend_from_slice(&h.to_le_bytes());
-    v.extend_from_slice(&1u16.to_le_bytes());
-    v.extend_from_slice(&24u16.to_le_bytes());
-    v.extend_from_slice(&[0; 24]);
-    for y in 0..h {
-        for x in 0..row {
-            v.push(((x * 7 + y * 3) % 251) as u8);
-        }
-    }
-    v
-}
-
 /// Revision 4 (every family of doc/FORMAT.md 4.15) round-trips every kind of
 /// input, and stays within the mixer's 32 inputs on each (the mixer asserts
 /// it); revision 2 still takes the serial LSTM of `ultra` on each.
@@ -481,7 +460,7 @@ fn revision_4_round_trips_every_kind_of_input() {
         tone_wav(1, 8, 1500),
         gradient_ppm(40, 30),
         soft_ppm(30, 20),
-        bmp(20, 12),
+        soft_bmp(20, 12),
         x86_elf(60),
         biff(40),
         fax(256, 60),
