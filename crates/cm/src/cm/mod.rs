@@ -243,7 +243,7 @@ impl Cm {
         self.bit_families = (0..families.len())
             .filter(|&k| families[k].bit_inputs() > 0)
             .collect();
-        self.bit_inputs = families.iter().map(|f| f.bit_inputs()).sum();
+        self.bit_inputs = bit_inputs;
         let inputs = contexts + self.bit_inputs + self.direct.count();
         self.mixer = Mixer2::new(inputs, &chosen, 8, 6, 2);
         self.families = families;
