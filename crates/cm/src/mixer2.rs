@@ -3,8 +3,12 @@
 //!
 //! Inputs are stretched probabilities (`-2047..=2047`, the logistic domain
 //! in units of 1/256) held as `i16`; weights are `i16` with `16384` = 1.0. A
-//! set's output is `sum(x * w) >> 14`: at most 32 inputs of magnitude 2047
-//! times 32767 stays below 2^31, so the `i32` sum cannot overflow. Training
+//! set's output is `sum(x * w) >> 14`, summed in blocks of 32 inputs: 32
+//! inputs of magnitude 2047 times 32767 stay below 2^31, so each block's
+//! `i32` sum cannot overflow, and the blocks (two at most) are added as
+//! `i64`. A mixer of at most 32 inputs is one block, which is exactly the
+//! `i32` sum of CM revisions 0 to 4; from revision 5 on a mixer may take 64
+//! inputs ([`max_inputs`]). Training
 //! adds `(x * e) >> 16` with saturation, where `e` is the error scaled by the
 //! learning rate. These are the shapes LLVM turns into `pmaddwd`, `pmulhw`
 //! and `paddsw` even in a baseline SSE2 build; all of it is integer, so every
@@ -15,20 +19,31 @@
 
 use crate::logistic::squash;
 
-/// Most inputs a mixer takes.
-pub const MAX_INPUTS: usize = 32;
+/// Most inputs a mixer takes (from CM revision 5 on; see [`max_inputs`]).
+pub const MAX_INPUTS: usize = 64;
 /// Most first-layer selectors.
 const MAX_SETS: usize = 8;
+/// Inputs summed in one `i32` block.
+const BLOCK: usize = 32;
 
 type Lane = [i16; MAX_INPUTS];
+type Block = [i16; BLOCK];
 
-/// Two-layer mixer of up to `MAX_INPUTS` (32) inputs.
+/// Most inputs the model's main mixer takes at CM revision `revision`: 32
+/// up to revision 4, 64 from revision 5 on (doc/FORMAT.md 4.16).
+pub const fn max_inputs(revision: u8) -> usize {
+    if revision >= 5 { MAX_INPUTS } else { BLOCK }
+}
+
+/// Two-layer mixer of up to `MAX_INPUTS` (64) inputs.
 #[derive(Debug, Clone)]
 pub struct Mixer2 {
     n: usize,
     x: Lane,
-    /// Every weight set of every selector.
-    w: Vec<Lane>,
+    /// Blocks of [`BLOCK`] inputs: 1 for up to 32 inputs, else 2.
+    blocks: usize,
+    /// Every weight set of every selector, `blocks * BLOCK` weights each.
+    w: Vec<i16>,
     /// First set of each selector and its number of sets.
     selectors: Vec<(usize, usize)>,
     chosen: [usize; MAX_SETS],
@@ -45,7 +60,7 @@ pub struct Mixer2 {
 impl Mixer2 {
     /// Walks the weights (`snapshot.rs`); the rates are set per byte or fixed.
     pub(crate) fn visit(&mut self, v: &mut dyn crate::snapshot::Visitor) {
-        for lane in &mut self.w {
+        for lane in self.w.chunks_exact_mut(self.blocks * BLOCK) {
             v.i16s(lane);
         }
         for lane in &mut self.fw {
@@ -76,7 +91,8 @@ impl Mixer2 {
             total += size.max(1);
         }
         let k = selector_sizes.len();
-        let mut lane = [0i16; MAX_INPUTS];
+        let blocks = n.div_ceil(BLOCK).max(1);
+        let mut lane = vec![0i16; blocks * BLOCK];
         // Each input starts at weight 0.3 (16384 = 1.0).
         lane[..n].fill((16384 * 3 / 10) as i16);
         let mut flane = [0i16; MAX_SETS];
@@ -84,7 +100,8 @@ impl Mixer2 {
         Mixer2 {
             n,
             x: [0; MAX_INPUTS],
-            w: vec![lane; total],
+            blocks,
+            w: lane.repeat(total),
             selectors,
             chosen: [0; MAX_SETS],
             out: [0; MAX_SETS],
@@ -107,8 +124,9 @@ impl Mixer2 {
     /// Sets every first-layer weight to `w` (16384 = 1.0) in place of the
     /// 0.3 that [`new`](Self::new) starts with.
     pub fn set_initial_weights(&mut self, w: i16) {
-        for lane in &mut self.w {
-            lane[..self.n].fill(w);
+        let n = self.n;
+        for lane in self.w.chunks_exact_mut(self.blocks * BLOCK) {
+            lane[..n].fill(w);
         }
     }
 
@@ -150,8 +168,13 @@ impl Mixer2 {
     #[inline]
     pub fn mix(&mut self) -> i32 {
         let k = self.selectors.len();
+        let stride = self.blocks * BLOCK;
         for j in 0..k {
-            let d = (dot(&self.x, &self.w[self.chosen[j]]) >> 14).clamp(-2047, 2047);
+            let w = &self.w[self.chosen[j] * stride..][..stride];
+            let sum: i64 = (0..self.blocks)
+                .map(|b| i64::from(dot(block(&self.x, b), block(w, b))))
+                .sum();
+            let d = (sum >> 14).clamp(-2047, 2047) as i32;
             self.out[j] = d as i16;
             self.pr1[j] = squash(d);
         }
@@ -177,9 +200,13 @@ impl Mixer2 {
     pub fn update(&mut self, bit: u32) {
         let target = (bit as i32) << 16;
         let k = self.selectors.len();
+        let stride = self.blocks * BLOCK;
         for j in 0..k {
             let e = (((target - self.pr1[j] as i32) >> 4) * self.lr).clamp(-32767, 32767) as i16;
-            train(&self.x, &mut self.w[self.chosen[j]], e);
+            let w = &mut self.w[self.chosen[j] * stride..][..stride];
+            for (b, w) in w.chunks_exact_mut(BLOCK).enumerate() {
+                train(block(&self.x, b), w.try_into().expect("a block"), e);
+            }
         }
         let e = (((target - self.pr as i32) >> 4) * self.flr).clamp(-32767, 32767);
         let fw = &mut self.fw[self.fset];
@@ -190,10 +217,16 @@ impl Mixer2 {
     }
 }
 
+/// Block `b` of `x` (`BLOCK` values from `b * BLOCK`).
+#[inline]
+fn block(x: &[i16], b: usize) -> &Block {
+    x[b * BLOCK..][..BLOCK].try_into().expect("a block")
+}
+
 // Out of line on purpose: inlined into `mix`, LLVM hoists the shared inputs
 // into 32 scalars and loses the `pmaddwd` form.
 #[inline(never)]
-fn dot(x: &Lane, w: &Lane) -> i32 {
+fn dot(x: &Block, w: &Block) -> i32 {
     x.iter()
         .zip(w)
         .map(|(&a, &b)| i32::from(a) * i32::from(b))
@@ -201,7 +234,7 @@ fn dot(x: &Lane, w: &Lane) -> i32 {
 }
 
 #[inline(never)]
-fn train(x: &Lane, w: &mut Lane, e: i16) {
+fn train(x: &Block, w: &mut Block, e: i16) {
     for (w, &x) in w.iter_mut().zip(x) {
         *w = w.saturating_add(((i32::from(x) * i32::from(e)) >> 16) as i16);
     }
@@ -241,6 +274,41 @@ mod tests {
             m.update(bit);
         }
         assert!(late_cost / 1000.0 < 0.1, "{}", late_cost / 1000.0);
+    }
+
+    #[test]
+    fn a_wide_mixer_learns_from_its_second_block() {
+        // 64 inputs: only input 50 (in the second block of 32) is right.
+        let mut m = Mixer2::new(64, &[1], 1, 6, 2);
+        let mut state = 7u32;
+        let mut late_cost = 0.0;
+        for i in 0..20_000 {
+            state = state.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            let bit = (state >> 16) & 1;
+            for k in 0..64 {
+                let noise = ((state >> (k % 13)) & 511) as i32 - 256;
+                m.set(
+                    k,
+                    if k == 50 {
+                        (2 * bit as i32 - 1) * 1500
+                    } else {
+                        noise
+                    },
+                );
+            }
+            m.select(0, 0);
+            m.select_final(0);
+            m.mix();
+            let p = m.last();
+            if i >= 19_000 {
+                let q = if bit == 1 { p } else { 65536 - p };
+                late_cost += -(f64::from(q) / 65536.0).log2();
+            }
+            m.update(bit);
+        }
+        assert!(late_cost / 1000.0 < 0.2, "{}", late_cost / 1000.0);
+        assert_eq!(max_inputs(4), 32);
+        assert_eq!(max_inputs(5), 64);
     }
 
     #[test]

@@ -90,21 +90,24 @@ impl MixConfig {
             // CM revision 2 (text, code and markup contexts, more selectors
             // and APMs; the float-array and adaptive pixel models): README,
             // "CM revision 2". CM revision 4 (section 4.15): revision 2
-            // plus the models of issues 16-18's second round.
+            // plus the models of issues 16-18's second round; revision 5
+            // (section 4.16): revision 4 plus models cheap enough for the
+            // default's speed, and a mixer of up to 64 inputs.
             Preset::Default => Some(MixConfig {
                 cm: CmConfig {
-                    revision: 4,
+                    revision: 5,
                     ..full_cm(26)
                 },
                 neural: None,
                 serial: None,
             }),
             // The default's contexts with twice the tables: 0.6-1% smaller
-            // on the 4 MB inputs; orders 7 and 16 measured worse.
+            // on the 4 MB inputs; orders 7 and 16 measured worse. CM
+            // revision 6 (section 4.17): revision 5 plus the costlier models.
             Preset::Max => Some(MixConfig {
                 cm: CmConfig {
                     match_bits: 24,
-                    revision: 4,
+                    revision: 6,
                     ..full_cm(27)
                 },
                 neural: None,
@@ -228,6 +231,12 @@ mod tests {
                 .to_string()
                 .contains("revision 4 takes no network")
         );
+        // Revisions 5 and 6 (64 mixer inputs) take the serial network.
+        for r in [5, 6] {
+            let mut wide = params::write_mix(&u);
+            wide[1] = r;
+            assert_eq!(params::read_mix(&wide, 1, 0).unwrap().cm.revision, r);
+        }
         let p = params::write_mix(&u);
         assert_eq!((p[0], p.len()), (2, 24));
         assert_eq!(params::read_mix(&p, 1, 0), Ok(u.clone()));
@@ -255,18 +264,28 @@ mod tests {
 
     #[test]
     fn cm_revision_travels_in_params_byte_1() {
-        let r4 = MixConfig::preset(Preset::Default).expect("mix preset");
-        assert_eq!(r4.cm.revision, 4);
-        let p = params::write_mix(&r4);
-        assert_eq!(p[1], 4);
-        assert_eq!(params::read_mix(&p, 1, 0), Ok(r4.clone()));
-        for r in [1, 2] {
+        let r5 = MixConfig::preset(Preset::Default).expect("mix preset");
+        assert_eq!(r5.cm.revision, 5);
+        let max = MixConfig::preset(Preset::Max).expect("mix preset");
+        assert_eq!(max.cm.revision, 6);
+        let p = params::write_mix(&r5);
+        assert_eq!(p[1], 5);
+        assert_eq!(params::read_mix(&p, 1, 0), Ok(r5.clone()));
+        for r in [1, 2, 4, 6] {
             let mut older = p.clone();
             older[1] = r;
             assert_eq!(params::read_mix(&older, 1, 0).unwrap().cm.revision, r);
         }
+        let mut hybrid = params::write_mix(&MixConfig::preset(Preset::Hybrid).expect("hybrid"));
+        hybrid[1] = 5;
+        assert!(
+            params::read_mix(&hybrid, 64, 8)
+                .unwrap_err()
+                .to_string()
+                .contains("only the serial network")
+        );
         let mut bad = p.clone();
-        bad[1] = 5;
+        bad[1] = 7;
         assert!(
             params::read_mix(&bad, 1, 0)
                 .unwrap_err()
@@ -315,7 +334,7 @@ mod tests {
         bad[4 + 5] = 0; // match_min
         assert!(params::read_mix(&bad, 1, 0).is_err());
         bad = p;
-        bad[1] = 5;
+        bad[1] = 7;
         assert!(params::read_mix(&bad, 1, 0).is_err());
         // Its memory estimate is its own (a 4 MiB table, a 4 MiB match table).
         let m = f.memory_bytes(1 << 24);

@@ -47,7 +47,10 @@ pub struct CmConfig {
     /// lean model of the `fast` preset ([`FastCm`](crate::FastCm), section
     /// 4.14), which reads only `table_bits`, `match_bits` and `match_min`;
     /// 4 is revision 2 plus the models of section 4.15 (`revision >= 4`
-    /// gates each of them). Not part of
+    /// gates each of them); 5 is revision 4 plus the models of section 4.16
+    /// and a main mixer of up to 64 inputs (`revision >= 5`), written by
+    /// preset `default`; 6 is revision 5 plus the costlier models of section
+    /// 4.17 (`revision >= 6`), written by `max`. Not part of
     /// `sep::params::write_cm`:
     /// the mix parameters carry it.
     pub revision: u8,
@@ -131,8 +134,8 @@ impl CmConfig {
                 self.selectors
             ));
         }
-        if self.revision > 4 {
-            return Err(format!("CM revision {} unknown (0 to 4)", self.revision));
+        if self.revision > 6 {
+            return Err(format!("CM revision {} unknown (0 to 6)", self.revision));
         }
         if self.revision == 3 {
             if self.match_min == 0 {
@@ -168,6 +171,8 @@ impl CmConfig {
                 0 => "",
                 3 => "-fast",
                 4 => "4",
+                5 => "5",
+                6 => "6",
                 _ => "2",
             },
             if orders.is_empty() {

@@ -41,7 +41,7 @@ use crate::hashtable::NibbleTable;
 use crate::logistic::stretch;
 use crate::lstm::{LstmConfig, SerialInput};
 use crate::matcher::{MatchModel, Visibility};
-use crate::mixer2::{MAX_INPUTS, Mixer2};
+use crate::mixer2::{Mixer2, max_inputs};
 use crate::models::detect::Detector;
 use crate::models::text;
 use crate::models::{ByteCtx, ContextModel, hash2};
@@ -216,10 +216,12 @@ impl Cm {
     fn install(&mut self, families: Vec<Box<dyn ContextModel>>) {
         let contexts: usize = families.iter().map(|f| f.contexts()).sum();
         // A detected kind's families may leave no room for the serial
-        // network's inputs (the mixer takes `MAX_INPUTS`): the network is
-        // then dropped for the rest of the block (doc/FORMAT.md 4.13).
+        // network's inputs (the mixer takes `max_inputs(revision)`): the
+        // network is then dropped for the rest of the block (doc/FORMAT.md
+        // 4.13).
         let bit_inputs: usize = families.iter().map(|f| f.bit_inputs()).sum();
-        if self.direct.serial && contexts + bit_inputs + self.direct.count() > MAX_INPUTS {
+        let most = max_inputs(self.config.revision);
+        if self.direct.serial && contexts + bit_inputs + self.direct.count() > most {
             self.direct.serial = false;
             self.serial = None;
         }
@@ -245,6 +247,11 @@ impl Cm {
             .collect();
         self.bit_inputs = bit_inputs;
         let inputs = contexts + self.bit_inputs + self.direct.count();
+        assert!(
+            inputs <= most,
+            "CM revision {}: {inputs} mixer inputs, at most {most}",
+            self.config.revision
+        );
         self.mixer = Mixer2::new(inputs, &chosen, 8, 6, 2);
         self.families = families;
         self.maps = (0..contexts).map(|_| StateMap::default()).collect();

@@ -32,12 +32,21 @@ pub fn read_mix(p: &[u8], streams: u32, context: u16) -> Result<MixConfig, Param
     reserved("mix params bytes 2..3", u64::from(u16_at(p, 2)))?;
     let cm = read_cm(&p[4..16], p[1])?;
     // Revision 3 is a model of its own; revision 4's families fill the
-    // mixer's 32 inputs, leaving no room for a network's (section 4.15).
+    // mixer's 32 inputs, leaving no room for a network's (section 4.15);
+    // revisions 5 and 6 (64 inputs) take the serial network only, never a
+    // stream-cutting parallel one (section 4.16).
     if (cm.revision == 3 || cm.revision == 4) && p[0] != 0 {
         return Err(ParamError::Mismatch {
             field: "mix flags",
             found: p[0].into(),
             why: format!("CM revision {} takes no network", cm.revision),
+        });
+    }
+    if cm.revision >= 5 && p[0] == 1 {
+        return Err(ParamError::Mismatch {
+            field: "mix flags",
+            found: p[0].into(),
+            why: format!("CM revision {} takes only the serial network", cm.revision),
         });
     }
     let neural = if p[0] == 1 {
