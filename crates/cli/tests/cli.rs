@@ -586,9 +586,8 @@ fn ultra_preset_round_trips_identically_for_any_threads() {
     let t1 = run(&["-p", "ultra", "-T1", "-B", "16K"]);
     let t2 = run(&["-p", "ultra", "-T2", "-B", "16K"]);
     assert_eq!(t1, t2, "ultra archive depends on -T");
-    // ultra is max's contexts at CM revision 2 plus the network (revision 4
-    // takes no network); that it pays against revision 2 is checked in
-    // sep's tests (`ultra_pays_against_its_own_cm`).
+    // ultra is max (CM revision 6) plus the network; that the network pays
+    // is checked in sep's tests (`ultra_pays_against_its_own_cm`).
     let whole = run(&["-p", "ultra", "-T1"]);
     for (name, archive) in [("u1.sep", &t1), ("u.sep", &whole)] {
         let a = dir.path().join(name);

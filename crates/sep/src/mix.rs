@@ -114,15 +114,13 @@ impl MixConfig {
                 serial: None,
             }),
             // `max` plus the serial LSTM: the two measure the network's
-            // worth. At CM revision 2: revision 4's families fill the
-            // mixer's 32 inputs (doc/FORMAT.md 4.15), so it takes no network.
+            // worth. `max`'s CM revision 6 has room for the network's
+            // inputs in its 64-input mixer (doc/FORMAT.md 4.16); archives
+            // of the earlier `ultra` (revision 2 with the network) decode
+            // as before.
             Preset::Ultra => {
                 let max = MixConfig::preset(Preset::Max)?;
                 Some(MixConfig {
-                    cm: CmConfig {
-                        revision: 2,
-                        ..max.cm
-                    },
                     serial: Some(ULTRA_LSTM),
                     ..max
                 })
@@ -220,9 +218,9 @@ mod tests {
     fn serial_network_travels_in_flag_bit_1() {
         let u = MixConfig::preset(Preset::Ultra).expect("mix preset");
         assert_eq!(u.serial, Some(ULTRA_LSTM));
-        // `max`'s contexts at CM revision 2: revision 4 takes no network.
+        // `max`'s contexts and CM revision; revision 4 takes no network.
         let max = MixConfig::preset(Preset::Max).expect("max").cm;
-        assert_eq!(u.cm, CmConfig { revision: 2, ..max });
+        assert_eq!(u.cm, max);
         let mut r4 = params::write_mix(&u);
         r4[1] = 4;
         assert!(
@@ -254,12 +252,8 @@ mod tests {
         bad[0] = 3;
         assert!(params::read_mix(&bad, 1, 0).is_err());
         assert!(u.describe().contains("lstm (64 cells"));
-        let max_r2 = MixConfig {
-            cm: u.cm,
-            serial: None,
-            ..MixConfig::preset(Preset::Max).expect("max")
-        };
-        assert!(u.memory_bytes(1 << 20) > max_r2.memory_bytes(1 << 20));
+        let max = MixConfig::preset(Preset::Max).expect("max");
+        assert!(u.memory_bytes(1 << 20) > max.memory_bytes(1 << 20));
     }
 
     #[test]
