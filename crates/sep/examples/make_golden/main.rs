@@ -181,11 +181,17 @@ fn models() -> Vec<(&'static str, Model)> {
         ),
         ("default-r1", default_r(1)),
         ("default-r2", default_r(2)),
-        // CM revision 4 (doc/FORMAT.md 4.15), today's default.
+        // CM revision 4 (doc/FORMAT.md 4.15), the default before revision 5.
         ("default-r4", default_r(4)),
+        // CM revision 5 (4.16), today's default, and revision 6 (4.17) with
+        // `max`'s tables, today's `max`.
+        ("default-r5", default_r(5)),
+        ("max-r6", max_r6()),
         // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13),
-        // pinned at CM revision 2 (the revision `max` had then).
-        ("ultra", ultra_r2()),
+        // pinned at CM revision 2 (the revision `max` had then), and at
+        // revision 6 (today's `ultra`).
+        ("ultra", ultra_r(2)),
+        ("ultra-r6", ultra_r(6)),
         // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
         // section 4.14).
         ("fast-r3", fast_r3()),
@@ -216,21 +222,28 @@ fn fast_r3() -> Model {
     })
 }
 
-/// The `default` preset with CM revision 0.
-/// `ultra` as it was written with CM revision 2 (pinned).
-fn ultra_r2() -> Model {
-    match Model::mix_preset(Preset::Ultra) {
+/// `preset` with its CM at revision `revision` (pinned).
+fn preset_r(preset: Preset, revision: u8) -> Model {
+    match Model::mix_preset(preset) {
         Model::Mix(m) => Model::Mix(MixConfig {
-            cm: CmConfig {
-                revision: 2,
-                ..m.cm
-            },
+            cm: CmConfig { revision, ..m.cm },
             ..m
         }),
         other => other,
     }
 }
 
+/// `ultra` as it was written with CM revision `revision` (pinned).
+fn ultra_r(revision: u8) -> Model {
+    preset_r(Preset::Ultra, revision)
+}
+
+/// `max` at CM revision 6 (pinned).
+fn max_r6() -> Model {
+    preset_r(Preset::Max, 6)
+}
+
+/// The `default` preset with CM revision 0.
 fn default_r0() -> Model {
     default_r(0)
 }
@@ -287,7 +300,8 @@ fn golden_list() -> Vec<Golden> {
                 Some(1000),
             );
         }
-        if ["mix2", "default-r1", "default-r2", "default-r4"].contains(&name) {
+        let detecting = ["default-r4", "default-r5", "max-r6"];
+        if ["mix2", "default-r1", "default-r2"].contains(&name) || detecting.contains(&name) {
             for input in [
                 "kodim23.crop32x24.ppm",
                 "tone.wav",
@@ -300,8 +314,8 @@ fn golden_list() -> Vec<Golden> {
                 add(&format!("{name}.{short}.sep"), input, &model, None);
             }
         }
-        // Revision 4's own detections (doc/FORMAT.md 4.15).
-        if name == "default-r4" {
+        // Revision 4's own detections (doc/FORMAT.md 4.15), and later ones.
+        if detecting.contains(&name) {
             for input in ["image.bmp", "quat.f32", "code.rsrc"] {
                 let short = input.split('.').next().expect("name");
                 add(&format!("{name}.{short}.sep"), input, &model, None);
