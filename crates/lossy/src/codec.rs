@@ -25,6 +25,12 @@
 //! own prediction. All of this is IEEE `f64` arithmetic (`+ - * /`, a cast to
 //! `f32` for `f32` arrays) in a fixed order, so the decoder's values are the
 //! encoder's to the bit.
+//!
+//! On a value grid `(o, g)` (header predictor ids 3 and 4, [`State::grid`])
+//! the same traversal runs on grid indices: the prediction `p` is rounded to
+//! `k0 = round(p)`, the code is `q = round((x - o) / g - k0)`, the index
+//! `k0 + q` goes into `recon` and the value is `o + (k0 + q) g` rounded to the
+//! array's type, kept under the same check against `e`.
 
 use crate::fast::CdfCoder;
 use crate::model::{CodeModel, MAX_BITS, Symbol, UNKNOWN, bucket};
@@ -84,6 +90,9 @@ pub(crate) struct State<'a> {
     pub hist: Vec<u64>,
     /// Sum of the bit lengths of codes beyond the histogram's range.
     pub big_bits: u64,
+    /// The value grid `(offset, step)` of predictors 3 and 4: predictions,
+    /// codes and `recon` are in units of `step` from `offset`.
+    pub grid: Option<(f64, f64)>,
 }
 
 impl<'a> State<'a> {
@@ -102,6 +111,7 @@ impl<'a> State<'a> {
             dry: false,
             hist: vec![0; 513],
             big_bits: 0,
+            grid: None,
         }
     }
 
@@ -122,6 +132,7 @@ impl<'a> State<'a> {
             dry: true,
             hist: vec![0; 513],
             big_bits: 0,
+            grid: None,
         }
     }
 
@@ -175,7 +186,20 @@ impl<'a> State<'a> {
         let sym = if ENC {
             let bits = self.dtype.to_bits(x);
             let mut s = Symbol::Escape(bits);
-            if !self.special(bits) {
+            if !self.special(bits)
+                && let Some((o, g)) = self.grid
+            {
+                // On a grid: the prediction rounded to a grid point, the
+                // code in grid steps.
+                let pk = round_half_away(pred);
+                let q = round_half_away((x - o) / g - pk);
+                if q.is_finite() && q.abs() < f64::from(1u32 << MAX_BITS) {
+                    let r = self.dtype.round(o + (pk + q) * g);
+                    if r.is_finite() && (x - r).abs() <= self.e {
+                        s = Symbol::Code(q as i64);
+                    }
+                }
+            } else if !self.special(bits) {
                 // The fast setting multiplies by 1/2e (the decoder never
                 // computes q; the reconstruction below is checked either way).
                 let q = if self.fast {
@@ -217,8 +241,17 @@ impl<'a> State<'a> {
         }
         match sym {
             Symbol::Code(q) => {
-                let r = self.dtype.round(pred + q as f64 * self.two_e);
-                self.recon[i] = r;
+                let (recon, r) = match self.grid {
+                    Some((o, g)) => {
+                        let k = round_half_away(pred) + q as f64;
+                        (k, self.dtype.round(o + k * g))
+                    }
+                    None => {
+                        let r = self.dtype.round(pred + q as f64 * self.two_e);
+                        (r, r)
+                    }
+                };
+                self.recon[i] = recon;
                 if !dry {
                     self.out[i] = self.dtype.to_bits(r);
                 }
@@ -230,7 +263,10 @@ impl<'a> State<'a> {
                 self.recon[i] = if self.special(bits) {
                     if pred.is_finite() { pred } else { 0.0 }
                 } else {
-                    self.dtype.from_bits(bits)
+                    match self.grid {
+                        Some((o, g)) => (self.dtype.from_bits(bits) - o) / g,
+                        None => self.dtype.from_bits(bits),
+                    }
                 };
             }
         }

@@ -312,3 +312,85 @@ fn whole_float_set_keeps_every_bound() {
     }
     assert!(files >= 6, "float set has {files} files");
 }
+
+/// A series stored with two decimals plus an offset (like Basel-temp: steps of
+/// 0.01): at a bound below half the step the values are coded in grid steps
+/// (predictor ids 3 and 4), within the bound, nearly lossless, and smaller
+/// than the same archive without the grid; above half the step, or with
+/// `grid: false`, the archive has no grid. Flipping any bit of a grid
+/// archive's header or payload fails cleanly.
+#[test]
+fn values_on_a_decimal_grid_are_coded_in_grid_steps() {
+    let n = 20_000;
+    let mut s = 0x1234_5678_9abc_def1u64;
+    let mut t = 12.0f64;
+    let values: Vec<f64> = (0..n)
+        .map(|i| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            t += ((s >> 40) % 7) as f64 * 0.01 - 0.03 + (i as f64 * 0.01).sin() * 0.02;
+            (t * 100.0).round() / 100.0 + 0.000_528_7
+        })
+        .collect();
+    for dtype in [Dtype::F64, Dtype::F32] {
+        let raw = to_raw(&values, dtype);
+        for fast in [false, true] {
+            for e in [1e-3, 1e-5] {
+                let opts = |grid| Options {
+                    mode: Mode::Abs(e),
+                    fast,
+                    grid,
+                    ..Options::default()
+                };
+                let on = compress_raw(&raw, dtype, &[n], &opts(true)).unwrap();
+                let off = compress_raw(&raw, dtype, &[n], &opts(false)).unwrap();
+                let info = inspect(&on).unwrap();
+                let (o, g) = info.grid.expect("a grid at a bound below half its step");
+                assert!((g - 0.01).abs() < 1e-12 && o.abs() < 0.005, "{o} {g}");
+                assert!(inspect(&off).unwrap().grid.is_none());
+                let back = decompress(&on, u64::MAX).unwrap();
+                check(&raw, &back, dtype, e, &[]);
+                let st = compare(dtype, &raw, &back, &[]).unwrap();
+                // Lossless up to the rounding of `offset + k step` (f32: an ulp).
+                assert!(st.max_error <= 1e-5, "{dtype:?} {e}: {}", st.max_error);
+                assert!(
+                    on.len() < off.len(),
+                    "{dtype:?} fast {fast} e {e}: grid {} bytes, without {}",
+                    on.len(),
+                    off.len()
+                );
+            }
+            // A bound above half the step: the ordinary coding.
+            let a = compress_raw(
+                &raw,
+                dtype,
+                &[n],
+                &Options {
+                    mode: Mode::Abs(0.006),
+                    fast,
+                    ..Options::default()
+                },
+            )
+            .unwrap();
+            assert!(inspect(&a).unwrap().grid.is_none());
+        }
+    }
+    let raw = to_raw(&values[..600], Dtype::F64);
+    let a = compress_raw(
+        &raw,
+        Dtype::F64,
+        &[600],
+        &Options {
+            mode: Mode::Abs(1e-4),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert!(inspect(&a).unwrap().grid.is_some());
+    for i in 0..a.len() {
+        let mut b = a.clone();
+        b[i] ^= 0x10;
+        assert!(decompress(&b, u64::MAX).is_err(), "flip at {i} accepted");
+    }
+}
