@@ -4,7 +4,7 @@
 //! and decompression.
 //!
 //! `cargo run --release -p sep-lossy --example lossy_speed -- [--runs 3]
-//! [--level fast] [--predictor lorenzo|interpolation] MODE FILE...` where each FILE is named like the
+//! [--level fast] [--predictor lorenzo|interpolation|levels] MODE FILE...` where each FILE is named like the
 //! float set, `float32.NAME.DxHxW.f32` or `float64.NAME.f64` (1-D).
 
 use sep_lossy::{Dtype, Mode, Options};
@@ -57,6 +57,7 @@ fn main() {
             "--predictor" => {
                 predictor = Some(match v.as_str() {
                     "lorenzo" => sep_lossy::Predictor::Lorenzo,
+                    "levels" => sep_lossy::Predictor::InterpolationByLevel,
                     _ => sep_lossy::Predictor::Interpolation,
                 })
             }

@@ -15,6 +15,11 @@
 //!   predicted from the already reconstructed points at `-3s, -s, +s, +3s`
 //!   along `d` (cubic, linear when the outer two are missing, the left one
 //!   alone at the far edge). The point at the origin is predicted as 0.
+//! * [`Predictor::InterpolationByLevel`]: the same, but the points of level
+//!   `l` (stride `2^l`) are quantized with the step `2e / d_l`, `d_l` from
+//!   [`LEVEL_DIVISORS`] (`1.25^l`, at most 2; the origin keeps `2e`): coarse
+//!   points, from which the fine ones are interpolated, come back closer to
+//!   their values, which raises the PSNR at low rates.
 //!
 //! A value `x` with prediction `p` gets the code `q = round((x - p) / 2e)`;
 //! its reconstruction is `p + 2e q` rounded to the array's type, and the
@@ -356,7 +361,8 @@ pub(crate) fn traverse<C: CdfCoder, const ENC: bool>(
 ) {
     match predictor {
         Predictor::Lorenzo => lorenzo::<C, ENC>(st, c, g, x),
-        Predictor::Interpolation => interpolation::<C, ENC>(st, c, g, x),
+        Predictor::Interpolation => interpolation::<C, ENC>(st, c, g, x, false),
+        Predictor::InterpolationByLevel => interpolation::<C, ENC>(st, c, g, x, true),
     }
 }
 
@@ -434,7 +440,18 @@ fn lorenzo<C: CdfCoder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid, x:
     }
 }
 
-fn interpolation<C: CdfCoder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid, x: &[f64]) {
+/// The divisors of the step `2e` per interpolation level (stride `2^l`, `l`
+/// capped at 4) of [`Predictor::InterpolationByLevel`]: `1.25^l` up to 2,
+/// exact binary fractions.
+pub(crate) const LEVEL_DIVISORS: [f64; 5] = [1.0, 1.25, 1.5625, 1.953125, 2.0];
+
+fn interpolation<C: CdfCoder, const ENC: bool>(
+    st: &mut State,
+    c: &mut C,
+    g: &Grid,
+    x: &[f64],
+    by_level: bool,
+) {
     let maxdim = *g.dims.iter().max().unwrap_or(&1);
     let mut levels = 0u32;
     while (1usize << levels) < maxdim {
@@ -444,8 +461,13 @@ fn interpolation<C: CdfCoder, const ENC: bool>(st: &mut State, c: &mut C, g: &Gr
     let x0 = if ENC { x[0] } else { 0.0 };
     st.point::<C, ENC>(c, 0, 0.0, x0, [UNKNOWN; 4], 3);
     let r = g.real.clone();
+    let base = st.two_e;
     for lvl in (0..levels).rev() {
         let s = 1usize << lvl;
+        if by_level {
+            st.two_e = base / LEVEL_DIVISORS[(lvl as usize).min(4)];
+            st.inv_two_e = 1.0 / st.two_e;
+        }
         for &d in &r {
             let pos = r.iter().position(|&e| e == d).unwrap_or(0);
             let other = if r.len() > 1 {

@@ -26,6 +26,8 @@ fn code_with(
     revision: u8,
     on: Option<(f64, f64)>,
 ) -> Coded {
+    // Level steps and grids do not combine (no header id for both).
+    let on = on.filter(|_| predictor != Predictor::InterpolationByLevel);
     let mut st = State::new(dtype, bound, fills, values.len(), revision);
     st.grid = on;
     let mut enc = sep_coder::Encoder::with_capacity(values.len() / 2 + 64);
@@ -118,7 +120,9 @@ fn value_grid(
 }
 
 /// The predictor whose codes have the smaller zeroth-order entropy, by a dry
-/// run of each (prediction and quantization only, no coding), on the whole
+/// run of each (prediction and quantization only, no coding; off a grid,
+/// interpolation is done by level when its estimate is below [`LOW_RATE`]
+/// bits per value), on the whole
 /// array or, when `sampled`, on a box in its middle whose sides are the
 /// array's times `(1/8)^(1/r)` (`r` dimensions above 1): an eighth of the
 /// values with every dimension's structure, for arrays above `4 SAMPLE`
@@ -163,12 +167,22 @@ fn choose_predictor(
         traverse::<_, true>(&mut st, &mut enc, &sgrid, sample, p);
         st.estimated_bits()
     };
-    if cost(Predictor::Lorenzo) < cost(Predictor::Interpolation) {
+    let interp = cost(Predictor::Interpolation);
+    if cost(Predictor::Lorenzo) < interp {
         Predictor::Lorenzo
+    } else if on.is_none() && interp < LOW_RATE * sample.len() as f64 {
+        // At low rates finer coarse levels buy more PSNR than their bits
+        // would elsewhere on the curve (Air-pressure at rel 1e-2: +4.8 dB
+        // with 3% fewer bytes; etopo20 +1.3 dB for 2% more).
+        Predictor::InterpolationByLevel
     } else {
         Predictor::Interpolation
     }
 }
+
+/// Below this many estimated bits per value, interpolation is done by level
+/// ([`Predictor::InterpolationByLevel`]).
+const LOW_RATE: f64 = 1.25;
 
 /// The fast setting dry-runs arrays up to `4 SAMPLE` values whole.
 const SAMPLE: usize = 1 << 15;

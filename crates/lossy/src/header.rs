@@ -104,7 +104,8 @@ pub(crate) fn read_header(a: &[u8]) -> Result<(Info, usize), Error> {
     let predictor = match predictor_id {
         1 | 3 => Predictor::Lorenzo,
         2 | 4 => Predictor::Interpolation,
-        v => return Err(corrupt(format!("predictor is {v}, must be 1..=4"))),
+        5 => Predictor::InterpolationByLevel,
+        v => return Err(corrupt(format!("predictor is {v}, must be 1..=5"))),
     };
     let mode_id = r.u8("mode")?;
     let mode_value = f64::from_bits(r.u64("mode_value")?);
@@ -144,7 +145,7 @@ pub(crate) fn read_header(a: &[u8]) -> Result<(Info, usize), Error> {
         }
         fills.push(f);
     }
-    let grid = if predictor_id >= 3 {
+    let grid = if predictor_id == 3 || predictor_id == 4 {
         let offset = f64::from_bits(r.u64("grid_offset")?);
         let step = f64::from_bits(r.u64("grid_step")?);
         if !(offset.is_finite() && step > 0.0 && step.is_finite()) {

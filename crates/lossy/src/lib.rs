@@ -228,6 +228,9 @@ pub enum Predictor {
     Lorenzo,
     /// Multilevel cubic interpolation.
     Interpolation,
+    /// Multilevel cubic interpolation with finer steps at coarse levels
+    /// (header id 5; doc/FORMAT.md section 10).
+    InterpolationByLevel,
 }
 
 impl Predictor {
@@ -235,6 +238,7 @@ impl Predictor {
         match self {
             Predictor::Lorenzo => 1,
             Predictor::Interpolation => 2,
+            Predictor::InterpolationByLevel => 5,
         }
     }
     /// Its name in listings.
@@ -242,6 +246,7 @@ impl Predictor {
         match self {
             Predictor::Lorenzo => "lorenzo",
             Predictor::Interpolation => "interpolation",
+            Predictor::InterpolationByLevel => "interp-levels",
         }
     }
 }

@@ -163,6 +163,23 @@ pub(crate) fn lossy_files(files: &mut Files) {
                 Some(1u8),
                 true,
             ),
+            // Interpolation by level (predictor id 5), default and fast.
+            (
+                "levels.rel-1e-2.grid.sep",
+                "grid-4x24x32.f32",
+                Mode::Rel(1e-2),
+                Some(Predictor::InterpolationByLevel),
+                Some(1u8),
+                true,
+            ),
+            (
+                "fast.levels.rel-1e-2.basel.sep",
+                "basel-temp.head2048.f64",
+                Mode::Rel(1e-2),
+                Some(Predictor::InterpolationByLevel),
+                Some(2u8),
+                true,
+            ),
             (
                 "fast.grid.abs-0.00001.basel.sep",
                 "basel-temp.head2048.f64",
