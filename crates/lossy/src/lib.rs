@@ -274,6 +274,10 @@ pub struct Options {
     /// rounding of the grid). Off: only predictors 1 and 2 (the archives
     /// written before grids existed).
     pub grid: bool,
+    /// Let the encoder choose interpolation by level
+    /// ([`Predictor::InterpolationByLevel`]) at low rates. Off: it chooses
+    /// between predictors 1 and 2 only (the archives written before).
+    pub by_level: bool,
 }
 
 impl Default for Options {
@@ -285,6 +289,7 @@ impl Default for Options {
             revision: None,
             fast: false,
             grid: true,
+            by_level: true,
         }
     }
 }

@@ -199,6 +199,7 @@ pub(crate) fn lossy_files(files: &mut Files) {
             revision,
             fast: false,
             grid: on_grid,
+            by_level: on_grid,
         };
         let archive = match input {
             "grid-4x24x32.f32" => compress_raw(&grid, Dtype::F32, &[4, 24, 32], &opts),
