@@ -272,7 +272,7 @@ fn list(_ctx: &Ctx, input: &Path) -> Result<()> {
         .collect();
     writeln!(
         std::io::stdout().lock(),
-        "{:>6} {:>14} {:>14} {:>8}  {:<16} {}  [{}, bound {:.6e}, {} {}{}{}]",
+        "{:>6} {:>14} {:>14} {:>8}  {:<16} {}  [{}, bound {:.6e}, {} {}{}{}{}]",
         "-",
         archive.len(),
         info.output_len,
@@ -303,6 +303,10 @@ fn list(_ctx: &Ctx, input: &Path) -> Result<()> {
             String::new()
         } else {
             format!(", fill {}", fills.join(" "))
+        },
+        match info.grid {
+            Some((o, g)) => format!(", grid {g:e} + {o:e}"),
+            None => String::new(),
         }
     )?;
     Ok(())

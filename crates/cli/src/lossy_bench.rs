@@ -5,8 +5,12 @@
 //! rate-distortion plot (bits per value against PSNR) per file.
 //!
 //! ```text
-//! sep bench --lossy FILE... [--set LIST] [--bounds rel=1e-3,rel=1e-4] [--out DIR] [--python PY]
+//! sep bench --lossy FILE... [--set LIST] [--bounds rel=1e-3,rel=1e-4] [--level fast] [--out DIR] [--python PY]
 //! ```
+//!
+//! Per file it also prints the rate-distortion margins ([`rd_margins`]): sep's
+//! PSNR minus each peer's at the same bits per value, interpolated along the
+//! other's curve, flagged `BELOW` where sep's curve lies under a peer's.
 //!
 //! A file's dtype and shape come from its `.npy` header or its name
 //! (`NAME.DxHxW.f32`, `NAME.f64` for a series). sep runs in this process;
@@ -61,6 +65,7 @@ struct Opts {
     bounds: Vec<Mode>,
     out: Option<PathBuf>,
     python: String,
+    fast: bool,
 }
 
 fn parse(argv: &[OsString]) -> Result<Opts, String> {
@@ -69,6 +74,7 @@ fn parse(argv: &[OsString]) -> Result<Opts, String> {
         bounds: vec![Mode::Rel(1e-2), Mode::Rel(1e-3), Mode::Rel(1e-4)],
         out: None,
         python: "python3".into(),
+        fast: false,
     };
     let mut it = argv.iter().map(|a| a.to_string_lossy().into_owned());
     while let Some(a) = it.next() {
@@ -83,6 +89,13 @@ fn parse(argv: &[OsString]) -> Result<Opts, String> {
             }
             "--out" => o.out = Some(PathBuf::from(value("--out")?)),
             "--python" => o.python = value("--python")?,
+            "--level" => {
+                o.fast = match value("--level")?.as_str() {
+                    "fast" => true,
+                    "default" => false,
+                    l => return Err(format!("--level {l}: use default or fast")),
+                }
+            }
             "--set" => {
                 let list = PathBuf::from(value("--set")?);
                 let text = std::fs::read_to_string(&list)
@@ -218,6 +231,13 @@ pub fn main(argv: &[OsString]) -> ExitCode {
                     t.1 += data_len;
                     rd.push((p.tool.clone(), bpv, p.psnr));
                 }
+                for (peer, min, at) in rd_margins(&rd) {
+                    println!(
+                        "{:<40} rd margin over {peer}: {min:+.2} dB at {at:.3} bits per value{}",
+                        name,
+                        if min < 0.0 { "  BELOW" } else { "" }
+                    );
+                }
                 if let Some(dir) = &o.out {
                     let _ = std::fs::create_dir_all(dir);
                     let _ = std::fs::write(dir.join(format!("{name}.rd.svg")), rd_svg(&name, &rd));
@@ -294,6 +314,7 @@ fn bench_file(o: &Opts, script: &Path, file: &Path, name: &str) -> Result<Vec<Po
             mode,
             fill: None,
             predictor: None,
+            fast: o.fast,
             ..sl::Options::default()
         };
         let t = Instant::now();
@@ -366,6 +387,72 @@ fn bench_file(o: &Opts, script: &Path, file: &Path, name: &str) -> Result<Vec<Po
         }
     }
     Ok(points)
+}
+
+/// PSNR counted as at most 200 dB (a lossless point is infinite).
+const PSNR_CAP: f64 = 200.0;
+
+/// The PSNR of the curve `line` (sorted by bits per value) at `x`, linear
+/// between its points; `None` outside its range.
+fn curve_at(line: &[(f64, f64)], x: f64) -> Option<f64> {
+    let first = line.first()?;
+    let last = line.last()?;
+    if x < first.0 || x > last.0 {
+        return None;
+    }
+    for w in line.windows(2) {
+        let ((x0, y0), (x1, y1)) = (w[0], w[1]);
+        if x >= x0 && x <= x1 {
+            return Some(if x1 > x0 {
+                y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+            } else {
+                y0.max(y1)
+            });
+        }
+    }
+    Some(first.1)
+}
+
+/// Per peer: the smallest margin of sep's rate-distortion curve over the
+/// peer's (sep's PSNR minus the peer's at the same bits per value, taken at
+/// every point of either curve that lies within the other's range of bits
+/// per value; PSNR capped at [`PSNR_CAP`]) and the bits per value where it
+/// occurs. Peers with no overlap are left out.
+pub fn rd_margins(pts: &[(String, f64, f64)]) -> Vec<(String, f64, f64)> {
+    let line = |tool: &str| {
+        let mut l: Vec<(f64, f64)> = pts
+            .iter()
+            .filter(|p| p.0 == tool && p.1.is_finite() && !p.2.is_nan())
+            .map(|p| (p.1, p.2.min(PSNR_CAP)))
+            .collect();
+        l.sort_by(|a, b| a.0.total_cmp(&b.0));
+        l
+    };
+    let sep = line("sep");
+    let mut out = Vec::new();
+    for peer in ["sz3", "zfp"] {
+        let other = line(peer);
+        let mut worst: Option<(f64, f64)> = None;
+        let mut note = |m: f64, x: f64| {
+            if worst.is_none_or(|(w, _)| m < w) {
+                worst = Some((m, x));
+            }
+        };
+        for &(x, y) in &other {
+            if let Some(s) = curve_at(&sep, x) {
+                note(s - y, x);
+            }
+        }
+        for &(x, y) in &sep {
+            if let Some(p) = curve_at(&other, x) {
+                note(y - p, x);
+            }
+        }
+        if let Some((m, x)) = worst {
+            out.push((peer.to_string(), m, x));
+        }
+    }
+    out
 }
 
 /// A small SVG: bits per value (x) against PSNR (y), one line per tool.

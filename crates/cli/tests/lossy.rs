@@ -412,3 +412,86 @@ fn rm_removes_the_input_only_after_a_real_output() {
     assert!(!a.exists());
     within(&v, &values(&fs::read(&p).unwrap()), 0.01);
 }
+
+/// `bench --lossy` compares the rate-distortion curves: a peer (a stand-in
+/// script in place of python) that claims 200 dB at any bound puts sep's
+/// curve BELOW it, one that claims 1 dB does not; `--level fast` runs the
+/// fast setting, an unknown level is a usage error.
+#[cfg(unix)]
+#[test]
+fn bench_lossy_prints_rate_distortion_margins() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let v = field([2, 20, 30]);
+    let p = write(dir.path(), "grid.2x20x30.f32", &raw(&v));
+    for (db, below) in [(200.0, true), (1.0, false)] {
+        let py = dir.path().join(format!("peer{db}"));
+        // Bits per value 0.1 to 30 cover sep's points at both bounds.
+        fs::write(
+            &py,
+            format!(
+                "#!/bin/sh\necho \"sz3 150 1e-3 {db} 0.01 0.01\"\necho \"sz3 90000 1e-3 {db} 0.01 0.01\"\n"
+            ),
+        )
+        .unwrap();
+        fs::set_permissions(&py, fs::Permissions::from_mode(0o755)).unwrap();
+        let out = sep()
+            .args([
+                "bench",
+                "--lossy",
+                "--level",
+                "fast",
+                "--bounds",
+                "rel=1e-2,rel=1e-4",
+                "--python",
+            ])
+            .arg(&py)
+            .arg(&p)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8_lossy(&out.stdout);
+        let line = text
+            .lines()
+            .find(|l| l.contains("rd margin over sz3"))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert_eq!(line.ends_with("BELOW"), below, "{line}");
+    }
+    sep()
+        .args(["bench", "--lossy", "--level", "slow"])
+        .arg(&p)
+        .assert()
+        .code(2);
+}
+
+/// A series stored with two decimals, at a bound below half of 0.01: `sep -l`
+/// shows the grid it was coded on, and `sep -d` restores every value within
+/// the bound (here to within a rounding of the grid).
+#[test]
+fn list_shows_the_value_grid_and_the_series_restores() {
+    let dir = tempfile::tempdir().unwrap();
+    let v: Vec<f64> = (0..3000)
+        .map(|i| (1500.0 + 300.0 * (i as f64 * 0.013).sin()).round() / 100.0 + 0.0005)
+        .collect();
+    let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let p = write(dir.path(), "t.f64", &bytes);
+    sep()
+        .args(["--lossy", "abs=1e-4", "--dtype", "f64", "--shape", "3000"])
+        .arg(&p)
+        .assert()
+        .success();
+    let a = dir.path().join("t.f64.sep");
+    sep()
+        .arg("-l")
+        .arg(&a)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("grid 1e-2"));
+    fs::remove_file(&p).unwrap();
+    sep().arg("-d").arg(&a).assert().success();
+    let back = fs::read(&p).unwrap();
+    for (x, y) in v.iter().zip(back.chunks(8)) {
+        let y = f64::from_le_bytes(y.try_into().unwrap());
+        assert!((x - y).abs() <= 1e-9, "{x} {y}");
+    }
+}

@@ -4,7 +4,7 @@
 //! and decompression.
 //!
 //! `cargo run --release -p sep-lossy --example lossy_speed -- [--runs 3]
-//! [--level fast] MODE FILE...` where each FILE is named like the
+//! [--level fast] [--predictor lorenzo|interpolation|levels] MODE FILE...` where each FILE is named like the
 //! float set, `float32.NAME.DxHxW.f32` or `float64.NAME.f64` (1-D).
 
 use sep_lossy::{Dtype, Mode, Options};
@@ -47,12 +47,20 @@ fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut runs = 3;
     let mut fast = false;
+    let mut predictor = None;
     while args.first().is_some_and(|a| a.starts_with("--")) {
         let flag = args.remove(0);
         let v = args.remove(0);
         match flag.as_str() {
             "--runs" => runs = v.parse().expect("--runs N"),
             "--level" => fast = v == "fast",
+            "--predictor" => {
+                predictor = Some(match v.as_str() {
+                    "lorenzo" => sep_lossy::Predictor::Lorenzo,
+                    "levels" => sep_lossy::Predictor::InterpolationByLevel,
+                    _ => sep_lossy::Predictor::Interpolation,
+                })
+            }
             _ => panic!("unknown flag {flag}"),
         }
     }
@@ -60,6 +68,7 @@ fn main() {
     let opts = Options {
         mode,
         fast,
+        predictor,
         ..Options::default()
     };
     let start = Instant::now();

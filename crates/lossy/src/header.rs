@@ -13,7 +13,7 @@ pub(crate) fn write_header(info: &Info) -> Vec<u8> {
         Dtype::F64 => 2,
     });
     h.push(info.shape.len() as u8);
-    h.push(info.predictor.id());
+    h.push(info.predictor.id() + if info.grid.is_some() { 2 } else { 0 });
     h.push(mode_id);
     h.extend_from_slice(&mode_value.to_bits().to_le_bytes());
     h.extend_from_slice(&info.bound.to_bits().to_le_bytes());
@@ -23,6 +23,10 @@ pub(crate) fn write_header(info: &Info) -> Vec<u8> {
     }
     for &f in &info.fills {
         h.extend_from_slice(&f.to_le_bytes());
+    }
+    if let Some((offset, step)) = info.grid {
+        h.extend_from_slice(&offset.to_bits().to_le_bytes());
+        h.extend_from_slice(&step.to_bits().to_le_bytes());
     }
     h.extend_from_slice(&(info.container.len() as u32).to_le_bytes());
     h.extend_from_slice(&info.container);
@@ -96,10 +100,12 @@ pub(crate) fn read_header(a: &[u8]) -> Result<(Info, usize), Error> {
     if !(1..=MAX_DIMS).contains(&ndim) {
         return Err(corrupt(format!("ndim is {ndim}, must be 1..=4")));
     }
-    let predictor = match r.u8("predictor")? {
-        1 => Predictor::Lorenzo,
-        2 => Predictor::Interpolation,
-        v => return Err(corrupt(format!("predictor is {v}, must be 1 or 2"))),
+    let predictor_id = r.u8("predictor")?;
+    let predictor = match predictor_id {
+        1 | 3 => Predictor::Lorenzo,
+        2 | 4 => Predictor::Interpolation,
+        5 => Predictor::InterpolationByLevel,
+        v => return Err(corrupt(format!("predictor is {v}, must be 1..=5"))),
     };
     let mode_id = r.u8("mode")?;
     let mode_value = f64::from_bits(r.u64("mode_value")?);
@@ -139,6 +145,18 @@ pub(crate) fn read_header(a: &[u8]) -> Result<(Info, usize), Error> {
         }
         fills.push(f);
     }
+    let grid = if predictor_id == 3 || predictor_id == 4 {
+        let offset = f64::from_bits(r.u64("grid_offset")?);
+        let step = f64::from_bits(r.u64("grid_step")?);
+        if !(offset.is_finite() && step > 0.0 && step.is_finite()) {
+            return Err(corrupt(format!(
+                "grid offset {offset} and step {step}: both must be finite, the step above 0"
+            )));
+        }
+        Some((offset, step))
+    } else {
+        None
+    };
     let clen = r.u32("container_len")? as usize;
     let container = r.take(clen, "container")?.to_vec();
     if clen > 0 {
@@ -164,6 +182,7 @@ pub(crate) fn read_header(a: &[u8]) -> Result<(Info, usize), Error> {
         mode,
         bound,
         predictor,
+        grid,
         revision,
         fills,
         container,

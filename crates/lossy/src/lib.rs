@@ -228,6 +228,9 @@ pub enum Predictor {
     Lorenzo,
     /// Multilevel cubic interpolation.
     Interpolation,
+    /// Multilevel cubic interpolation with finer steps at coarse levels
+    /// (header id 5; doc/FORMAT.md section 10).
+    InterpolationByLevel,
 }
 
 impl Predictor {
@@ -235,6 +238,7 @@ impl Predictor {
         match self {
             Predictor::Lorenzo => 1,
             Predictor::Interpolation => 2,
+            Predictor::InterpolationByLevel => 5,
         }
     }
     /// Its name in listings.
@@ -242,6 +246,7 @@ impl Predictor {
         match self {
             Predictor::Lorenzo => "lorenzo",
             Predictor::Interpolation => "interpolation",
+            Predictor::InterpolationByLevel => "interp-levels",
         }
     }
 }
@@ -262,6 +267,17 @@ pub struct Options {
     /// The fast setting: model revision [`model::FAST`] and the predictor
     /// chosen by a dry run on a sample of the array.
     pub fast: bool,
+    /// Look for a grid of values (data stored with a fixed number of
+    /// decimals, such as temperatures in steps of 0.01) and, where its step
+    /// is above `2e`, code the values in grid steps (predictors 3 and 4 of
+    /// doc/FORMAT.md section 10: within the bound and lossless up to the
+    /// rounding of the grid). Off: only predictors 1 and 2 (the archives
+    /// written before grids existed).
+    pub grid: bool,
+    /// Let the encoder choose interpolation by level
+    /// ([`Predictor::InterpolationByLevel`]) at low rates. Off: it chooses
+    /// between predictors 1 and 2 only (the archives written before).
+    pub by_level: bool,
 }
 
 impl Default for Options {
@@ -272,6 +288,8 @@ impl Default for Options {
             predictor: None,
             revision: None,
             fast: false,
+            grid: true,
+            by_level: true,
         }
     }
 }
@@ -289,6 +307,9 @@ pub struct Info {
     pub bound: f64,
     /// The predictor used.
     pub predictor: Predictor,
+    /// The value grid `(offset, step)` the codes count in (predictor ids 3
+    /// and 4), or `None` (codes in steps of `2 bound`).
+    pub grid: Option<(f64, f64)>,
     /// The revision of the model of the codes (header byte `coder`,
     /// [`model::REVISIONS`]).
     pub revision: u8,
@@ -493,6 +514,7 @@ pub fn decompress(archive: &[u8], max_output: u64) -> Result<Vec<u8>, Error> {
     let grid = Grid::new(&info.shape);
     let n = grid.len();
     let mut st = State::new(info.dtype, info.bound, &info.fills, n, info.revision);
+    st.grid = info.grid;
     let mut dec = sep_coder::Decoder::new(payload);
     traverse::<_, false>(&mut st, &mut dec, &grid, &[], info.predictor);
     // Reading past the payload's end is no sign of damage: the encoder drops

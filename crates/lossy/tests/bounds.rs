@@ -312,3 +312,228 @@ fn whole_float_set_keeps_every_bound() {
     }
     assert!(files >= 6, "float set has {files} files");
 }
+
+/// A series stored with two decimals plus an offset (like Basel-temp: steps of
+/// 0.01): at a bound below half the step the values are coded in grid steps
+/// (predictor ids 3 and 4), within the bound, nearly lossless, and smaller
+/// than the same archive without the grid; above half the step, or with
+/// `grid: false`, the archive has no grid. Flipping any bit of a grid
+/// archive's header or payload fails cleanly.
+#[test]
+fn values_on_a_decimal_grid_are_coded_in_grid_steps() {
+    let n = 20_000;
+    let mut s = 0x1234_5678_9abc_def1u64;
+    let mut t = 12.0f64;
+    let values: Vec<f64> = (0..n)
+        .map(|i| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            t += ((s >> 40) % 7) as f64 * 0.01 - 0.03 + (i as f64 * 0.01).sin() * 0.02;
+            (t * 100.0).round() / 100.0 + 0.000_528_7
+        })
+        .collect();
+    for dtype in [Dtype::F64, Dtype::F32] {
+        let raw = to_raw(&values, dtype);
+        for fast in [false, true] {
+            for e in [1e-3, 1e-5] {
+                let opts = |grid| Options {
+                    mode: Mode::Abs(e),
+                    fast,
+                    grid,
+                    ..Options::default()
+                };
+                let on = compress_raw(&raw, dtype, &[n], &opts(true)).unwrap();
+                let off = compress_raw(&raw, dtype, &[n], &opts(false)).unwrap();
+                let info = inspect(&on).unwrap();
+                let (o, g) = info.grid.expect("a grid at a bound below half its step");
+                assert!((g - 0.01).abs() < 1e-12 && o.abs() < 0.005, "{o} {g}");
+                assert!(inspect(&off).unwrap().grid.is_none());
+                let back = decompress(&on, u64::MAX).unwrap();
+                check(&raw, &back, dtype, e, &[]);
+                let st = compare(dtype, &raw, &back, &[]).unwrap();
+                // Lossless up to the rounding of `offset + k step` (f32: an ulp).
+                assert!(st.max_error <= 1e-5, "{dtype:?} {e}: {}", st.max_error);
+                assert!(
+                    on.len() < off.len(),
+                    "{dtype:?} fast {fast} e {e}: grid {} bytes, without {}",
+                    on.len(),
+                    off.len()
+                );
+            }
+            // A bound above half the step: the ordinary coding.
+            let a = compress_raw(
+                &raw,
+                dtype,
+                &[n],
+                &Options {
+                    mode: Mode::Abs(0.006),
+                    fast,
+                    ..Options::default()
+                },
+            )
+            .unwrap();
+            assert!(inspect(&a).unwrap().grid.is_none());
+        }
+    }
+    let raw = to_raw(&values[..600], Dtype::F64);
+    let a = compress_raw(
+        &raw,
+        Dtype::F64,
+        &[600],
+        &Options {
+            mode: Mode::Abs(1e-4),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert!(inspect(&a).unwrap().grid.is_some());
+    for i in 0..a.len() {
+        let mut b = a.clone();
+        b[i] ^= 0x10;
+        assert!(decompress(&b, u64::MAX).is_err(), "flip at {i} accepted");
+    }
+}
+
+/// The float set's files: name, bytes, dtype and shape (from the name).
+fn float_set() -> Vec<(String, Vec<u8>, Dtype, Vec<usize>)> {
+    let root = std::env::var("SEP_CORPUS").unwrap_or_else(|_| "/work/shared/corpus".into());
+    let list = std::fs::read_to_string(format!("{root}/sets/float.txt")).unwrap();
+    list.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|name| {
+            let raw = std::fs::read(format!("{root}/files/{name}")).unwrap();
+            let dtype = if name.starts_with("float64") {
+                Dtype::F64
+            } else {
+                Dtype::F32
+            };
+            let shape: Vec<usize> = name
+                .split('.')
+                .find(|p| p.contains('x') && p.split('x').all(|d| d.parse::<usize>().is_ok()))
+                .map(|p| p.split('x').map(|d| d.parse().unwrap()).collect())
+                .unwrap_or_else(|| vec![raw.len() / dtype.size()]);
+            (name.to_string(), raw, dtype, shape)
+        })
+        .collect()
+}
+
+/// Issue 21's targets for the other two modes on every file of the float
+/// set, both settings: `psnr` at or above the target, `ratio` within 5% of
+/// the requested ratio (`#[ignore]`d: `SEP_CORPUS=/work/shared/corpus cargo
+/// test --release -p sep-lossy --test bounds -- --ignored --nocapture
+/// psnr_and_ratio`).
+#[test]
+#[ignore = "reads the shared corpus; run by hand with SEP_CORPUS"]
+fn whole_float_set_psnr_and_ratio_modes_reach_their_targets() {
+    let set = float_set();
+    assert!(set.len() >= 6, "float set has {} files", set.len());
+    let mut misses = Vec::new();
+    for (name, raw, dtype, shape) in &set {
+        for (mode, fast) in [
+            Mode::Psnr(50.0),
+            Mode::Psnr(70.0),
+            Mode::Psnr(90.0),
+            Mode::Ratio(8.0),
+            Mode::Ratio(15.0),
+            Mode::Ratio(30.0),
+        ]
+        .into_iter()
+        .flat_map(|m| [(m, false), (m, true)])
+        {
+            let a = compress_raw(
+                raw,
+                *dtype,
+                shape,
+                &Options {
+                    mode,
+                    fast,
+                    ..Options::default()
+                },
+            )
+            .unwrap();
+            let info = inspect(&a).unwrap();
+            let back = decompress(&a, u64::MAX).unwrap();
+            let fills: Vec<f64> = info.fills.iter().map(|&f| dtype.from_bits(f)).collect();
+            check(raw, &back, *dtype, info.bound, &fills);
+            let s = compare(*dtype, raw, &back, &info.fills).unwrap();
+            let ratio = raw.len() as f64 / a.len() as f64;
+            let ok = match mode {
+                Mode::Psnr(db) => s.psnr >= db,
+                Mode::Ratio(r) => (ratio / r - 1.0).abs() <= 0.05,
+                _ => unreachable!(),
+            };
+            println!(
+                "{name:40} {:10} {:4} ratio {ratio:7.2} psnr {:7.2} bound {:.3e}{}",
+                mode.describe(),
+                if fast { "fast" } else { "" },
+                s.psnr,
+                info.bound,
+                if ok { "" } else { "  MISSED" }
+            );
+            if !ok {
+                misses.push(format!("{name} {} fast={fast}", mode.describe()));
+            }
+        }
+    }
+    assert!(misses.is_empty(), "missed: {misses:?}");
+}
+
+/// A smooth series at a low rate: the encoder interpolates by level
+/// (predictor id 5), keeps the bound, and reaches a higher PSNR than plain
+/// interpolation at no more than 10% more bytes (a plain interpolation would
+/// need far more for that PSNR); both settings, and the
+/// predictor forced at a high rate round-trips too.
+#[test]
+fn low_rates_interpolate_by_level_for_a_higher_psnr() {
+    let n = 30_000;
+    let v: Vec<f64> = (0..n)
+        .map(|i| {
+            let t = i as f64 * 0.002;
+            88.0 + 0.8 * t.sin() + 0.3 * (t * 3.7).cos() + 0.05 * (t * 17.0).sin()
+        })
+        .collect();
+    let raw = to_raw(&v, Dtype::F64);
+    for fast in [false, true] {
+        let opts = |predictor| Options {
+            mode: Mode::Rel(1e-2),
+            predictor,
+            fast,
+            ..Options::default()
+        };
+        let chosen = compress_raw(&raw, Dtype::F64, &[n], &opts(None)).unwrap();
+        let info = inspect(&chosen).unwrap();
+        assert_eq!(info.predictor, Predictor::InterpolationByLevel);
+        let plain = compress_raw(
+            &raw,
+            Dtype::F64,
+            &[n],
+            &opts(Some(Predictor::Interpolation)),
+        )
+        .unwrap();
+        let a = decompress(&chosen, u64::MAX).unwrap();
+        let b = decompress(&plain, u64::MAX).unwrap();
+        check(&raw, &a, Dtype::F64, info.bound, &[]);
+        let (sa, sb) = (
+            compare(Dtype::F64, &raw, &a, &[]).unwrap(),
+            compare(Dtype::F64, &raw, &b, &[]).unwrap(),
+        );
+        assert!(
+            sa.psnr > sb.psnr + 1.0 && chosen.len() * 100 <= plain.len() * 110,
+            "fast {fast}: by level {} B {:.2} dB, plain {} B {:.2} dB",
+            chosen.len(),
+            sa.psnr,
+            plain.len(),
+            sb.psnr
+        );
+    }
+    let shape = [24, 40];
+    let raw = to_raw(&field(&shape, 3), Dtype::F32);
+    let opts = Options {
+        mode: Mode::Abs(1e-3),
+        predictor: Some(Predictor::InterpolationByLevel),
+        ..Options::default()
+    };
+    round_trip(&raw, Dtype::F32, &shape, &opts, &[]);
+}

@@ -27,6 +27,17 @@ fn every_lossy_golden_archive_decodes_within_its_bound() {
             "{name} decodes to other bytes"
         );
         assert_eq!(info.dtype.name(), f[2]);
+        assert_eq!(
+            info.predictor == sep::lossy::Predictor::InterpolationByLevel,
+            name.contains("levels."),
+            "{name}"
+        );
+        // Predictor ids 3 and 4: coded in steps of a value grid.
+        assert_eq!(
+            info.grid.is_some(),
+            name.starts_with("grid.") || name.starts_with("fast.grid."),
+            "{name}"
+        );
         let orig = std::fs::read(golden().join("inputs").join(input)).unwrap();
         let s = sep::lossy::compare(info.dtype, &orig, &out, &info.fills).unwrap();
         assert!(

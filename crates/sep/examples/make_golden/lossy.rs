@@ -94,7 +94,7 @@ pub(crate) fn lossy_files(files: &mut Files) {
     let pinned = cases.len();
     let cases: Vec<_> = cases
         .into_iter()
-        .map(|(n, i, m, p)| (n, i, m, p, Some(0u8)))
+        .map(|(n, i, m, p)| (n, i, m, p, Some(0u8), false))
         .chain([
             (
                 "r1.rel-1e-4.grid.sep",
@@ -102,6 +102,7 @@ pub(crate) fn lossy_files(files: &mut Files) {
                 Mode::Rel(1e-4),
                 None,
                 Some(1u8),
+                false,
             ),
             (
                 "r1.abs-0.01.lorenzo.grid.sep",
@@ -109,6 +110,7 @@ pub(crate) fn lossy_files(files: &mut Files) {
                 Mode::Abs(0.01),
                 Some(Predictor::Lorenzo),
                 Some(1u8),
+                false,
             ),
             (
                 "r1.abs-0.0001.basel.sep",
@@ -116,6 +118,7 @@ pub(crate) fn lossy_files(files: &mut Files) {
                 Mode::Abs(1e-4),
                 None,
                 Some(1u8),
+                false,
             ),
             (
                 "fast.rel-1e-4.grid.sep",
@@ -123,6 +126,7 @@ pub(crate) fn lossy_files(files: &mut Files) {
                 Mode::Rel(1e-4),
                 None,
                 Some(2u8),
+                false,
             ),
             (
                 "fast.abs-0.01.interp.grid.sep",
@@ -130,6 +134,7 @@ pub(crate) fn lossy_files(files: &mut Files) {
                 Mode::Abs(0.01),
                 Some(Predictor::Interpolation),
                 Some(2u8),
+                false,
             ),
             (
                 "fast.abs-0.00001.basel.sep",
@@ -137,17 +142,64 @@ pub(crate) fn lossy_files(files: &mut Files) {
                 Mode::Abs(1e-5),
                 None,
                 Some(2u8),
+                false,
+            ),
+            // Values on a grid of 0.01 (Basel-temp) at bounds below half
+            // the step: predictor ids 3 and 4 (grid offset and step in the
+            // header), default and fast revisions.
+            (
+                "grid.abs-0.0001.basel.sep",
+                "basel-temp.head2048.f64",
+                Mode::Abs(1e-4),
+                None,
+                Some(1u8),
+                true,
+            ),
+            (
+                "grid.interp.rel-1e-5.basel.sep",
+                "basel-temp.head2048.f64",
+                Mode::Rel(1e-5),
+                Some(Predictor::Interpolation),
+                Some(1u8),
+                true,
+            ),
+            // Interpolation by level (predictor id 5), default and fast.
+            (
+                "levels.rel-1e-2.grid.sep",
+                "grid-4x24x32.f32",
+                Mode::Rel(1e-2),
+                Some(Predictor::InterpolationByLevel),
+                Some(1u8),
+                true,
+            ),
+            (
+                "fast.levels.rel-1e-2.basel.sep",
+                "basel-temp.head2048.f64",
+                Mode::Rel(1e-2),
+                Some(Predictor::InterpolationByLevel),
+                Some(2u8),
+                true,
+            ),
+            (
+                "fast.grid.abs-0.00001.basel.sep",
+                "basel-temp.head2048.f64",
+                Mode::Abs(1e-5),
+                None,
+                Some(2u8),
+                true,
             ),
         ])
         .collect();
     assert!(cases.len() > pinned);
-    for (name, input, mode, predictor, revision) in cases {
+    for (name, input, mode, predictor, revision, on_grid) in cases {
         let opts = Options {
             mode,
             fill: None,
             predictor,
             revision,
             fast: false,
+            grid: on_grid,
+            by_level: on_grid,
         };
         let archive = match input {
             "grid-4x24x32.f32" => compress_raw(&grid, Dtype::F32, &[4, 24, 32], &opts),
