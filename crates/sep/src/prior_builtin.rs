@@ -10,7 +10,11 @@
 
 use super::Prior;
 use crate::codec::Model;
-use crate::encoder::Options;
+use crate::encoder::{Encoder, Options};
+use crate::error::{Error, Result};
+use crate::format::Header;
+use crate::stats::EncodeStats;
+use std::io::Write;
 use std::sync::OnceLock;
 use xxhash_rust::xxh3::xxh3_128;
 
@@ -123,32 +127,73 @@ impl Prior {
     }
 }
 
-/// The built-in prior worth coding `data` with under `options`, if any: for
-/// inputs of 1 to [`AUTO_MAX_LEN`] bytes whose options name no prior and
-/// whose model is the one the built-in priors were trained for (the
-/// `default` preset's context mixing at CM revision 2, or the preset's own
-/// model when it equals that), the prior of the kind [`Builtin::guess`] sees
-/// is tried and kept when its archive is smaller than the one without.
-/// Returns the archive it made too, so the caller need not code twice.
-pub fn pick(data: &[u8], options: &Options) -> Option<(Prior, Vec<u8>)> {
-    if data.is_empty() || data.len() > AUTO_MAX_LEN || options.prior.is_some() {
-        return None;
+/// An archive [`choose`] made: the smaller of the input coded with the
+/// built-in prior of its kind and without, with what a caller reports about
+/// it (sep's CLI writes it as it is, instead of coding the input again).
+pub struct Chosen {
+    /// The built-in prior it was coded with; `None`: coded without one.
+    pub prior: Option<Prior>,
+    /// The archive.
+    pub archive: Vec<u8>,
+    /// Its header (the model, block size and content length it names).
+    pub header: Header,
+    /// The encoder's statistics of the coding that made it.
+    pub stats: EncodeStats,
+}
+
+/// Codes `data` as one archive under `options`, keeping its header and
+/// statistics.
+fn code(data: &[u8], options: &Options) -> Result<Chosen> {
+    let options = Options {
+        content_length: Some(data.len() as u64),
+        ..options.clone()
+    };
+    let mut enc = Encoder::new(Vec::with_capacity(data.len() / 2 + 64), &options)?;
+    let (header, stats) = (enc.header().clone(), enc.stats());
+    enc.write_all(data).map_err(Error::from_io)?;
+    Ok(Chosen {
+        prior: options.prior.clone(),
+        archive: enc.finish()?,
+        header,
+        stats,
+    })
+}
+
+/// The archive of `data` under `options` that sep writes: for inputs of 1
+/// to [`AUTO_MAX_LEN`] bytes whose options name no prior and whose model is
+/// the one the built-in priors were trained for (the `default` preset's
+/// context mixing at any CM revision; the prior pins its own), the input is
+/// coded with the built-in prior of the kind [`Builtin::guess`] sees and
+/// without, and the smaller archive is returned (the one without a prior
+/// when they tie); otherwise, the archive without a prior. Each is coded
+/// once: the caller writes the archive returned.
+pub fn choose(data: &[u8], options: &Options) -> Result<Chosen> {
+    let without = code(data, options)?;
+    let eligible = !data.is_empty() && data.len() <= AUTO_MAX_LEN && options.prior.is_none();
+    if !eligible {
+        return Ok(without);
     }
     let prior = Prior::builtin(Builtin::guess(data));
     if !same_family(&options.model, &prior.model()) {
-        return None;
+        return Ok(without);
     }
-    let with = crate::compress(
-        data,
-        &Options {
-            model: prior.model(),
-            prior: Some(prior.clone()),
-            ..options.clone()
-        },
-    )
-    .ok()?;
-    let without = crate::compress(data, options).ok()?;
-    (with.len() < without.len()).then_some((prior, with))
+    let with = Options {
+        model: prior.model(),
+        prior: Some(prior.clone()),
+        ..options.clone()
+    };
+    // A prior that cannot code the input (a memory limit, say) is not used.
+    match code(data, &with) {
+        Ok(w) if w.archive.len() < without.archive.len() => Ok(w),
+        _ => Ok(without),
+    }
+}
+
+/// The built-in prior worth coding `data` with under `options`, if any, and
+/// the archive it made: [`choose`] when it picks a prior.
+pub fn pick(data: &[u8], options: &Options) -> Option<(Prior, Vec<u8>)> {
+    let c = choose(data, options).ok()?;
+    c.prior.map(|p| (p, c.archive))
 }
 
 /// Whether an archive coded with `options.model` may instead use a built-in
@@ -241,6 +286,34 @@ mod tests {
         assert_eq!(Builtin::guess(&urls), Builtin::Records);
         assert_eq!(Builtin::guess(&c), Builtin::Code);
         assert_eq!(Builtin::guess(&text), Builtin::Text);
+    }
+
+    /// `choose` returns the smaller archive with its header and statistics:
+    /// the text prior's on a man page, the plain one on noise and on inputs
+    /// it does not try a prior on; each is what `compress` writes.
+    #[test]
+    fn choose_returns_the_smaller_archive_it_coded() {
+        let text = include_bytes!("../../../tests/corpus/files/cantrbry.xargs.1");
+        let opts = Options::default();
+        let c = choose(text, &opts).unwrap();
+        let p = c.prior.clone().expect("the text prior pays on a man page");
+        assert_eq!(p.builtin_kind(), Some(Builtin::Text));
+        assert_eq!(c.header.prior_id, Some(p.id()));
+        assert_eq!(c.stats.blocks(), 1);
+        let forced = Options {
+            model: p.model(),
+            prior: Some(p),
+            ..opts.clone()
+        };
+        assert_eq!(c.archive, crate::compress(text, &forced).unwrap());
+        let plain = crate::compress(text, &opts).unwrap();
+        assert!(c.archive.len() < plain.len());
+        // Too large for a prior: the plain archive.
+        let big = text.repeat(AUTO_MAX_LEN / text.len() + 1);
+        let c = choose(&big, &opts).unwrap();
+        assert!(c.prior.is_none());
+        assert_eq!(c.header.prior_id, None);
+        assert_eq!(c.archive, crate::compress(&big, &opts).unwrap());
     }
 
     #[test]
