@@ -424,3 +424,41 @@ fn the_automatic_choice_writes_the_archive_it_coded() {
         noise
     );
 }
+
+/// `sep train --pack` writes a packed prior (version 2): smaller, the same
+/// id, and archives coded with either decode with the other.
+#[test]
+fn train_pack_writes_the_same_prior_smaller() {
+    let (dir, samples, file) = setup();
+    let plain = train(dir.path(), &samples, "plain.sepp");
+    let packed = dir.path().join("packed.sepp");
+    sep()
+        .args(["train", "--pack", "-p", "default", "-o"])
+        .arg(&packed)
+        .arg(&samples)
+        .assert()
+        .success();
+    let (a, b) = (fs::read(&plain).unwrap(), fs::read(&packed).unwrap());
+    assert_eq!(b[4], 2, "prior_version 2");
+    assert!(b.len() < a.len(), "{} vs {}", b.len(), a.len());
+    let coded = |prior: &Path| {
+        sep()
+            .args(["-q", "-c", "--prior"])
+            .arg(prior)
+            .arg(&file)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone()
+    };
+    let archive = coded(&plain);
+    assert_eq!(archive, coded(&packed), "the same prior, the same archive");
+    sep()
+        .args(["-q", "-d", "-c", "--prior"])
+        .arg(&packed)
+        .write_stdin(archive)
+        .assert()
+        .success()
+        .stdout(fs::read(&file).unwrap());
+}

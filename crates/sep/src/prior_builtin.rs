@@ -16,7 +16,6 @@ use crate::format::Header;
 use crate::stats::EncodeStats;
 use std::io::Write;
 use std::sync::OnceLock;
-use xxhash_rust::xxh3::xxh3_128;
 
 /// The inputs [`pick`] tries a built-in prior on: at most 64 KiB. Larger
 /// inputs learn enough from themselves that a prior pays little.
@@ -73,10 +72,12 @@ impl Builtin {
         FILES[self.index()]
     }
 
-    /// The prior's id (the XXH3-128 of its file), computed once.
+    /// The prior's id (the XXH3-128 of its version-1 file: a packed file
+    /// declares it), read without loading the prior, once.
     pub fn id(self) -> [u8; 16] {
         static IDS: OnceLock<[[u8; 16]; 3]> = OnceLock::new();
-        IDS.get_or_init(|| FILES.map(|f| xxh3_128(f).to_le_bytes()))[self.index()]
+        IDS.get_or_init(|| FILES.map(|f| super::declared_id(f).expect("a shipped prior has an id")))
+            [self.index()]
     }
 
     /// The built-in prior whose id is `id`.
@@ -241,8 +242,10 @@ mod tests {
                 Builtin::from_name(&format!("builtin:{}", b.name())),
                 Some(b)
             );
-            // Small: at most 5 MiB, a 2^20-byte table, CM revision 2.
-            assert!(b.bytes().len() <= 5 << 20, "{}", b.bytes().len());
+            // Small and packed: at most 2.5 MB, a 2^20-byte table, CM
+            // revision 2.
+            assert_eq!(b.bytes()[4], super::super::PRIOR_VERSION_PACKED);
+            assert!(b.bytes().len() <= 2_500_000, "{}", b.bytes().len());
             assert_eq!(p.table_bytes(), 1 << TABLE_BITS);
             match p.model() {
                 Model::Mix(m) => assert_eq!(m.cm.revision, 2),
@@ -254,7 +257,7 @@ mod tests {
     }
 
     /// Training again on the samples a shipped prior holds (its history, one
-    /// after the other as build.sh gave them) gives the same file.
+    /// after the other as build.sh gave them) and packing gives the same file.
     #[test]
     fn every_shipped_prior_retrains_bit_for_bit() {
         for b in Builtin::ALL {
@@ -266,6 +269,8 @@ mod tests {
                 Some(MATCH_BITS),
             )
             .unwrap();
+            assert_eq!(super::super::declared_id(&again), Some(b.id()));
+            let again = Prior::pack(&again).unwrap();
             assert!(
                 again == b.bytes(),
                 "{} does not retrain to itself",
