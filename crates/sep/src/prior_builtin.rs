@@ -44,6 +44,20 @@ static FILES: [&[u8]; 3] = [
     include_bytes!("../priors/records.sepp"),
 ];
 
+/// Built-in priors replaced by newer ones of their kind, kept so that the
+/// archives coded with them still decode: found by id only, never picked
+/// (crates/sep/priors/legacy, MANIFEST.md).
+static LEGACY: [&[u8]; 1] = [
+    // records until 2026-12-02 (before the MDN JSON samples).
+    include_bytes!("../priors/legacy/records-0f8601c3.sepp"),
+];
+
+/// The ids of [`LEGACY`], read once.
+fn legacy_ids() -> &'static [[u8; 16]; 1] {
+    static IDS: OnceLock<[[u8; 16]; 1]> = OnceLock::new();
+    IDS.get_or_init(|| LEGACY.map(|f| super::declared_id(f).expect("a shipped prior has an id")))
+}
+
 impl Builtin {
     /// Every kind.
     pub const ALL: [Builtin; 3] = [Builtin::Text, Builtin::Code, Builtin::Records];
@@ -116,10 +130,22 @@ impl Prior {
             .clone()
     }
 
-    /// The built-in prior with id `id`, if there is one (the decoder finds
-    /// the prior an archive names this way, with no option).
+    /// The built-in prior with id `id`, if there is one, current or
+    /// replaced (the decoder finds the prior an archive names this way, with
+    /// no option).
     pub fn builtin_by_id(id: &[u8; 16]) -> Option<Prior> {
-        Builtin::from_id(id).map(Prior::builtin)
+        if let Some(b) = Builtin::from_id(id) {
+            return Some(Prior::builtin(b));
+        }
+        static LOADED: [OnceLock<Prior>; 1] = [OnceLock::new()];
+        let i = legacy_ids().iter().position(|l| l == id)?;
+        Some(
+            LOADED[i]
+                .get_or_init(|| {
+                    Prior::from_bytes(LEGACY[i]).expect("a shipped prior loads (tests check it)")
+                })
+                .clone(),
+        )
     }
 
     /// Which built-in prior this is, if it is one.
@@ -277,6 +303,33 @@ mod tests {
                 b.name()
             );
         }
+    }
+
+    /// A replaced built-in prior still decodes the archives coded with it:
+    /// the decoder finds it by the id in the header, with no option; it is
+    /// never a current kind, and its id is the one MANIFEST.md lists.
+    #[test]
+    fn replaced_built_in_priors_still_decode_their_archives() {
+        let old = Prior::from_bytes(LEGACY[0]).unwrap();
+        assert_eq!(old.id_hex(), manifest_id("records (until 2026-12-02)"));
+        assert_eq!(old.builtin_kind(), None);
+        assert_ne!(old.id(), Builtin::Records.id());
+        assert_eq!(Prior::builtin_by_id(&old.id()), Some(old.clone()));
+        let data = b"{\"id\": 1, \"name\": \"a\", \"tags\": [\"x\", \"y\"]},\n".repeat(30);
+        let archive = crate::compress(
+            &data,
+            &Options {
+                model: old.model(),
+                prior: Some(old.clone()),
+                ..Options::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            crate::read_header(&mut &archive[..]).unwrap().prior_id,
+            Some(old.id())
+        );
+        assert_eq!(crate::decompress(&archive).unwrap(), data);
     }
 
     #[test]
