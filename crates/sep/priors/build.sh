@@ -10,9 +10,10 @@
 # their ids (sep train prints them too). Every prior: preset default, CM
 # revision 2 (pinned: later revisions may change what the model learns),
 # a 2^20-byte context table and match tables of 2^16 entries (prior_builtin.rs
-# TABLE_BITS, MATCH_BITS), packed (prior file version 2: the version-1 file
-# deflated by miniz_oxide, the version Cargo.lock pins; the id is the
-# version-1 file's, so it does not depend on the packing).
+# TABLE_BITS, MATCH_BITS), plain (prior file version 1: a packed file,
+# `sep train --pack`, is half the size but inflating it costs about 90 million
+# instructions per load, more than coding a 4 KiB file; the replaced priors in
+# legacy/, loaded only for old archives, are packed).
 set -euo pipefail
 
 SEP=$(realpath "$1")
@@ -21,7 +22,7 @@ WORK=${2:-$(mktemp -d)}
 CORPUS=${SEP_CORPUS:-$HERE/../../../../shared/corpus}/files
 [ -d "$CORPUS" ] || CORPUS=/work/shared/corpus/files
 PACKAGES="xz-utils=5.4.1-1+deb12u2 openssh-client=1:9.2p1-2+deb12u10 zlib1g-dev=1:1.2.13.dfsg-1+deb12u1 libsqlite3-dev=3.40.1-2+deb12u2 libexpat1-dev=2.5.0-1+deb12u5 json-schema-test-suite=2.0.0-1.1 tzdata=2026f-0+deb12u1 node-mdn-data=2.0.30-1"
-TRAIN="train -f --pack -p default --revision 2 --table-bits 20 --match-bits 16"
+TRAIN="train -f -p default --revision 2 --table-bits 20 --match-bits 16"
 
 mkdir -p "$WORK/debs" "$WORK/x"
 (cd "$WORK/debs" && apt-get download $PACKAGES 2>/dev/null)

@@ -268,10 +268,10 @@ mod tests {
                 Builtin::from_name(&format!("builtin:{}", b.name())),
                 Some(b)
             );
-            // Small and packed: at most 2.5 MB, a 2^20-byte table, CM
-            // revision 2.
-            assert_eq!(b.bytes()[4], super::super::PRIOR_VERSION_PACKED);
-            assert!(b.bytes().len() <= 2_500_000, "{}", b.bytes().len());
+            // Plain (fast to load: no inflating), at most 5 MiB, a
+            // 2^20-byte table, CM revision 2.
+            assert_eq!(b.bytes()[4], super::super::PRIOR_VERSION);
+            assert!(b.bytes().len() <= 5 << 20, "{}", b.bytes().len());
             assert_eq!(p.table_bytes(), 1 << TABLE_BITS);
             match p.model() {
                 Model::Mix(m) => assert_eq!(m.cm.revision, 2),
@@ -283,7 +283,8 @@ mod tests {
     }
 
     /// Training again on the samples a shipped prior holds (its history, one
-    /// after the other as build.sh gave them) and packing gives the same file.
+    /// after the other as build.sh gave them) gives the same file; packed,
+    /// the same id.
     #[test]
     fn every_shipped_prior_retrains_bit_for_bit() {
         for b in Builtin::ALL {
@@ -295,8 +296,8 @@ mod tests {
                 Some(MATCH_BITS),
             )
             .unwrap();
-            assert_eq!(super::super::declared_id(&again), Some(b.id()));
-            let again = Prior::pack(&again).unwrap();
+            let packed = Prior::pack(&again).unwrap();
+            assert_eq!(super::super::declared_id(&packed), Some(b.id()));
             assert!(
                 again == b.bytes(),
                 "{} does not retrain to itself",
@@ -310,8 +311,12 @@ mod tests {
     /// never a current kind, and its id is the one MANIFEST.md lists.
     #[test]
     fn replaced_built_in_priors_still_decode_their_archives() {
+        assert_eq!(LEGACY[0][4], super::super::PRIOR_VERSION_PACKED);
         let old = Prior::from_bytes(LEGACY[0]).unwrap();
-        assert_eq!(old.id_hex(), manifest_id("records (until 2026-12-02)"));
+        assert_eq!(
+            old.id_hex(),
+            manifest_id("records (until 2026-12-02), packed")
+        );
         assert_eq!(old.builtin_kind(), None);
         assert_ne!(old.id(), Builtin::Records.id());
         assert_eq!(Prior::builtin_by_id(&old.id()), Some(old.clone()));
