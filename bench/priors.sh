@@ -6,6 +6,7 @@
 #   bench/priors.sh fetch DIR                 # build DIR/KIND/{train,test} for the kinds below
 #   bench/priors.sh measure DIR SEP [PRESET]  # sizes per kind, round trips, times
 #   bench/priors.sh time DIR SEP [PRESET]     # only the times of 4 KiB files
+#   bench/priors.sh builtin DIR SEP           # the built-in priors, each kind
 #
 # Kinds, from public data (Debian 12 packages, pinned, and the corpus):
 #   man   the man pages of Debian's `manpages` package (one page per file;
@@ -112,9 +113,19 @@ times() {
     echo "4 KiB files, sep --prior urls.sepp -c -T1 (preset $preset; prior $(wc -c < "$work/urls.sepp") bytes), CPU s, best of 5 each: ${ts[*]}"
     ts=()
     for f in $(find "$dir/urls/test" -type f | LC_ALL=C sort | head -5); do
-        ts+=("$(cpu "$sep" -p "$preset" -c -T1 -q "$f")")
+        ts+=("$(cpu "$sep" -p "$preset" --prior none -c -T1 -q "$f")")
     done
-    echo "4 KiB files, sep -p $preset -c -T1 without a prior, CPU s, best of 5 each: ${ts[*]}"
+    echo "4 KiB files, sep -p $preset --prior none -c -T1 (no prior), CPU s, best of 5 each: ${ts[*]}"
+    ts=()
+    for f in $(find "$dir/urls/test" -type f | LC_ALL=C sort | head -5); do
+        ts+=("$(cpu "$sep" --prior builtin:records -c -T1 -q "$f")")
+    done
+    echo "4 KiB files, sep --prior builtin:records -c -T1 (built-in prior named), CPU s, best of 5 each: ${ts[*]}"
+    ts=()
+    for f in $(find "$dir/urls/test" -type f | LC_ALL=C sort | head -5); do
+        ts+=("$(cpu "$sep" -c -T1 -q "$f")")
+    done
+    echo "4 KiB files, sep -c -T1 (the automatic choice: coded with the built-in prior and without), CPU s, best of 5 each: ${ts[*]}"
     ts=()
     for f in $(find "$dir/urls/test" -type f | LC_ALL=C sort | head -5); do
         ts+=("$(cpu zstd -q -19 -D "$work/urls.dict" -c "$f")")
@@ -141,7 +152,7 @@ measure() {
                 || { echo "round trip failed: $f" >&2; exit 1; }
             sp=$((sp + a))
             zd=$((zd + $(zstd -q -19 -D "$work/$kind.dict" -c "$f" | wc -c)))
-            s=$((s + $("$sep" -p "$preset" -c -T1 -q "$f" | wc -c)))
+            s=$((s + $("$sep" -p "$preset" --prior none -c -T1 -q "$f" | wc -c)))
             z=$((z + $(zstd -q -19 -c "$f" | wc -c)))
             b=$((b + $(brotli -q 11 -c "$f" | wc -c)))
             raw=$((raw + $(wc -c < "$f")))
@@ -156,9 +167,40 @@ measure() {
     times "$dir" "$sep" "$preset" "$work"
 }
 
+# The built-in prior of each kind named on every test file (round trips
+# checked), against sep without a prior, zstd -19 and brotli -q 11, and the
+# automatic choice (sep with no option).
+builtin() {
+    local dir=$1 sep=$2 kind prior f a
+    printf "%-5s %-8s %5s %9s | %9s %9s %9s %9s %9s | %7s\n" kind prior files bytes \
+        builtin auto sep zstd-19 brotli "vs brotli"
+    for kind in man c json urls; do
+        local d=$dir/$kind
+        [ -d "$d/test" ] || continue
+        case $kind in man) prior=text ;; c) prior=code ;; *) prior=records ;; esac
+        local n=0 raw=0 bp=0 au=0 s=0 z=0 b=0
+        for f in "$d"/test/*; do
+            a=$(mktemp)
+            "$sep" --prior "builtin:$prior" -c -T1 -q "$f" > "$a"
+            "$sep" -d -c -q < "$a" | cmp -s - "$f" || { echo "round trip failed: $f" >&2; exit 1; }
+            bp=$((bp + $(wc -c < "$a")))
+            rm -f "$a"
+            au=$((au + $("$sep" -c -T1 -q "$f" | wc -c)))
+            s=$((s + $("$sep" --prior none -c -T1 -q "$f" | wc -c)))
+            z=$((z + $(zstd -q -19 -c "$f" | wc -c)))
+            b=$((b + $(brotli -q 11 -c "$f" | wc -c)))
+            raw=$((raw + $(wc -c < "$f")))
+            n=$((n + 1))
+        done
+        printf "%-5s %-8s %5d %9d | %9d %9d %9d %9d %9d | %6.1f%%\n" "$kind" "$prior" "$n" "$raw" \
+            "$bp" "$au" "$s" "$z" "$b" "$(echo "$bp $b" | awk '{print 100 * ($1 / $2 - 1)}')"
+    done
+}
+
 case "${1:-}" in
 fetch) fetch "$2" ;;
 measure) measure "$2" "$3" "${4:-default}" ;;
+builtin) builtin "$2" "$3" ;;
 time)
     work=$(mktemp -d)
     zstd -q -f --train "$2"/urls/train/* -o "$work/urls.dict" 2>/dev/null
@@ -166,7 +208,7 @@ time)
     rm -rf "$work"
     ;;
 *)
-    sed -n '2,25p' "$0"
+    sed -n "2,26p" "$0"
     exit 2
     ;;
 esac

@@ -282,11 +282,20 @@ impl Ctx<'_> {
             inp.reader
                 .read_to_end(&mut data)
                 .map_err(|e| anyhow!(sep::Error::from_io(e)))?;
-            // The encoder below codes it again, so that statistics, reports
-            // and removing the input work as for any archive.
-            if let Some((prior, _)) = sep::prior::builtin::pick(&data, &options) {
-                options.model = prior.model();
-                options.prior = Some(prior);
+            // The archive chosen is written as it is: the input is coded
+            // once with the built-in prior and once without, never again.
+            // (Bytes other than the length announced: the encoder below
+            // reports the mismatch as for any input.)
+            if data.len() as u64 == n {
+                return self.write_chosen(
+                    input,
+                    out_path.as_deref(),
+                    &inp,
+                    out,
+                    &data,
+                    &options,
+                    start,
+                );
             }
             inp.reader = Box::new(io::Cursor::new(data));
         }
@@ -320,6 +329,47 @@ impl Ctx<'_> {
         }
         write_stats_file(&stats);
         self.remove_input(input, out_path.as_deref(), &inp)
+    }
+
+    /// Writes the archive [`sep::prior::builtin::choose`] makes of a small
+    /// input `data` (issue 20): with a built-in prior when that is smaller,
+    /// reported, counted and the input removed as for any archive.
+    #[allow(clippy::too_many_arguments)]
+    fn write_chosen(
+        &self,
+        input: &Path,
+        out_path: Option<&Path>,
+        inp: &Input,
+        mut out: Output,
+        data: &[u8],
+        options: &sep::Options,
+        start: Instant,
+    ) -> Result<()> {
+        let chosen = sep::prior::builtin::choose(data, options).map_err(|e| anyhow!(e))?;
+        self.settings(input, &chosen.header);
+        {
+            let mut w = BufWriter::with_capacity(1 << 16, out.writer());
+            w.write_all(&chosen.archive).context("write failed")?;
+            w.flush().context("write failed")?;
+        }
+        out.commit(inp.meta.as_ref())?;
+        let n_in = data.len() as u64;
+        if inp.changed() {
+            let dest =
+                out_path.map_or_else(|| "the output".to_string(), |p| p.display().to_string());
+            bail!("changed while being read; {dest} holds the {n_in} bytes read; input kept");
+        }
+        let n_out = chosen.archive.len() as u64;
+        self.report(input, out_path, n_in, n_out, n_in, start);
+        if self.verbosity() >= 2 && options.transforms {
+            eprintln!(
+                "{}: {}",
+                display_name(input),
+                transform_time_text(&chosen.stats)
+            );
+        }
+        write_stats_file(&chosen.stats);
+        self.remove_input(input, out_path, inp)
     }
 
     pub(crate) fn decompress(&self, input: &Path) -> Result<()> {

@@ -346,3 +346,119 @@ fn small_files_get_a_built_in_prior() {
                 .and(predicate::str::contains('\n').count(1)),
         );
 }
+
+/// The automatic choice writes the archive it coded (issue 20: the input is
+/// coded once with the built-in prior and once without, not a third time):
+/// `-vv` names the model and reports the archive's size,
+/// `SEP_STATS_FILE` gets the coding's line, and an input no prior helps
+/// (noise) is the archive of `--prior none`.
+#[test]
+fn the_automatic_choice_writes_the_archive_it_coded() {
+    let dir = tempfile::tempdir().unwrap();
+    let src =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/files/cantrbry.xargs.1");
+    let file = dir.path().join("xargs.1");
+    fs::copy(&src, &file).unwrap();
+    let stats = dir.path().join("stats.txt");
+    let out = sep()
+        .args(["-vv", "-k"])
+        .env("SEP_STATS_FILE", &stats)
+        .arg(&file)
+        .assert()
+        .success()
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(out).unwrap();
+    let archive = fs::read(dir.path().join("xargs.1.sep")).unwrap();
+    assert!(err.contains("model "), "{err}");
+    assert!(err.contains(&archive.len().to_string()), "{err}");
+    let line = fs::read_to_string(&stats).unwrap();
+    assert_eq!(line.lines().count(), 1, "{line}");
+    assert_eq!(
+        line.split_whitespace().nth(4),
+        Some("1"),
+        "one block: {line}"
+    );
+    let with = sep()
+        .args(["-q", "-c", "--prior", "builtin:text"])
+        .arg(&file)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(archive, with);
+    // Noise: no prior pays, the archive is the one without.
+    let mut x = 7u32;
+    let noise: Vec<u8> = (0..3000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect();
+    let n = dir.path().join("noise.bin");
+    fs::write(&n, &noise).unwrap();
+    let code = |args: &[&str]| {
+        sep()
+            .args(args)
+            .arg(&n)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone()
+    };
+    let auto = code(&["-q", "-c"]);
+    assert_eq!(auto, code(&["-q", "-c", "--prior", "none"]));
+    assert_eq!(
+        sep()
+            .args(["-d", "-c", "-q"])
+            .write_stdin(auto)
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+        noise
+    );
+}
+
+/// `sep train --pack` writes a packed prior (version 2): smaller, the same
+/// id, and archives coded with either decode with the other.
+#[test]
+fn train_pack_writes_the_same_prior_smaller() {
+    let (dir, samples, file) = setup();
+    let plain = train(dir.path(), &samples, "plain.sepp");
+    let packed = dir.path().join("packed.sepp");
+    sep()
+        .args(["train", "--pack", "-p", "default", "-o"])
+        .arg(&packed)
+        .arg(&samples)
+        .assert()
+        .success();
+    let (a, b) = (fs::read(&plain).unwrap(), fs::read(&packed).unwrap());
+    assert_eq!(b[4], 2, "prior_version 2");
+    assert!(b.len() < a.len(), "{} vs {}", b.len(), a.len());
+    let coded = |prior: &Path| {
+        sep()
+            .args(["-q", "-c", "--prior"])
+            .arg(prior)
+            .arg(&file)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone()
+    };
+    let archive = coded(&plain);
+    assert_eq!(archive, coded(&packed), "the same prior, the same archive");
+    sep()
+        .args(["-q", "-d", "-c", "--prior"])
+        .arg(&packed)
+        .write_stdin(archive)
+        .assert()
+        .success()
+        .stdout(fs::read(&file).unwrap());
+}

@@ -10,7 +10,10 @@
 # their ids (sep train prints them too). Every prior: preset default, CM
 # revision 2 (pinned: later revisions may change what the model learns),
 # a 2^20-byte context table and match tables of 2^16 entries (prior_builtin.rs
-# TABLE_BITS, MATCH_BITS).
+# TABLE_BITS, MATCH_BITS), plain (prior file version 1: a packed file,
+# `sep train --pack`, is half the size but inflating it costs about 90 million
+# instructions per load, more than coding a 4 KiB file; the replaced priors in
+# legacy/, loaded only for old archives, are packed).
 set -euo pipefail
 
 SEP=$(realpath "$1")
@@ -18,7 +21,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=${2:-$(mktemp -d)}
 CORPUS=${SEP_CORPUS:-$HERE/../../../../shared/corpus}/files
 [ -d "$CORPUS" ] || CORPUS=/work/shared/corpus/files
-PACKAGES="xz-utils=5.4.1-1+deb12u2 openssh-client=1:9.2p1-2+deb12u10 zlib1g-dev=1:1.2.13.dfsg-1+deb12u1 libsqlite3-dev=3.40.1-2+deb12u2 libexpat1-dev=2.5.0-1+deb12u5 json-schema-test-suite=2.0.0-1.1 tzdata=2026f-0+deb12u1"
+PACKAGES="xz-utils=5.4.1-1+deb12u2 openssh-client=1:9.2p1-2+deb12u10 zlib1g-dev=1:1.2.13.dfsg-1+deb12u1 libsqlite3-dev=3.40.1-2+deb12u2 libexpat1-dev=2.5.0-1+deb12u5 json-schema-test-suite=2.0.0-1.1 tzdata=2026f-0+deb12u1 node-mdn-data=2.0.30-1"
 TRAIN="train -f -p default --revision 2 --table-bits 20 --match-bits 16"
 
 mkdir -p "$WORK/debs" "$WORK/x"
@@ -55,6 +58,10 @@ find "$X/usr/share/json-schema-test-suite/tests/draft7" -maxdepth 1 -name '*.jso
 for t in iso3166.tab zone1970.tab; do cp "$X/usr/share/zoneinfo/$t" "$R/02.$t"; done
 # The first half of snappy.urls.10K (bench/priors.sh tests on the second).
 head -c 262144 "$CORPUS/snappy.urls.10K" > "$R/03.urls"
+# MDN's CSS property and API inheritance data (CC0): JSON records of short
+# string fields, last (the iso-codes pieces of bench/priors.sh are such).
+M=$X/usr/share/nodejs/mdn-data
+{ head -c 65536 "$M/css/properties.json"; cat "$M/api/inheritance.json"; } > "$R/04.mdn.json"
 
 for kind in text code records; do
     "$SEP" $TRAIN -o "$HERE/$kind.sepp" "$WORK/$kind"

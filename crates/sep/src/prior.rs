@@ -26,8 +26,15 @@ use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
 
 /// `magic` of a prior file: `8F 53 50 52` (`\x8FSPR`).
 pub const PRIOR_MAGIC: [u8; 4] = [0x8F, b'S', b'P', b'R'];
-/// The `prior_version` this library writes and reads.
+/// The `prior_version` of a plain prior file (what [`Prior::train`] writes).
 pub const PRIOR_VERSION: u8 = 1;
+/// The `prior_version` of a packed prior file ([`Prior::pack`]): a version-1
+/// file deflated, with the id of that file.
+pub const PRIOR_VERSION_PACKED: u8 = 2;
+/// Bytes before a packed file's deflate stream.
+const PACKED_HEAD: usize = 32;
+/// Most bytes a prior file (or a packed file's version-1 content) may have.
+pub const MAX_PRIOR_FILE: u64 = MAX_PRIOR_HISTORY as u64 * 4 + (64 << 20);
 /// Most bytes of samples (history) a prior may hold: 64 MiB.
 pub const MAX_PRIOR_HISTORY: u32 = 1 << 26;
 /// Largest `table_bits` of a prior (a 16 MiB context table).
@@ -206,6 +213,8 @@ impl Prior {
     /// Loads a prior file's bytes, checking every field (doc/FORMAT.md
     /// section 11) before anything is allocated, then the snapshot against
     /// the model it restores.
+    /// A packed file (version 2) is unpacked first; its prior is the
+    /// version-1 file it holds, with that file's id.
     pub fn from_bytes(b: &[u8]) -> Result<Prior> {
         if b.len() < 4 || b[..4] != PRIOR_MAGIC {
             return Err(bad("not a sep prior file (wrong magic)"));
@@ -213,9 +222,23 @@ impl Prior {
         if b.len() < FIXED {
             return Err(bad("truncated header"));
         }
+        if b[4] == PRIOR_VERSION_PACKED {
+            let plain = unpack(b)?;
+            let mut p = Prior::from_plain(&plain)?;
+            if b[8..24] != p.id() {
+                return Err(bad("the packed prior's id is not the id of what it holds"));
+            }
+            Arc::get_mut(&mut p.0).expect("not shared yet").file_len = b.len();
+            return Ok(p);
+        }
+        Prior::from_plain(b)
+    }
+
+    /// Loads a version-1 file.
+    fn from_plain(b: &[u8]) -> Result<Prior> {
         if b[4] != PRIOR_VERSION {
             return Err(bad(format!(
-                "prior_version {} is not supported (this sep reads {PRIOR_VERSION})",
+                "prior_version {} is not supported (this sep reads {PRIOR_VERSION} and {PRIOR_VERSION_PACKED})",
                 b[4]
             )));
         }
@@ -311,8 +334,7 @@ impl Prior {
     pub fn from_file(path: impl AsRef<Path>) -> Result<Prior> {
         let path = path.as_ref();
         let len = std::fs::metadata(path)?.len();
-        let most = MAX_PRIOR_HISTORY as u64 * 4 + (64 << 20);
-        if len > most {
+        if len > MAX_PRIOR_FILE {
             return Err(bad(format!(
                 "{} is {len} bytes, more than a prior can be",
                 path.display()
@@ -321,7 +343,33 @@ impl Prior {
         Prior::from_bytes(&std::fs::read(path)?)
     }
 
-    /// The id: XXH3-128 of the file, as an archive header records it.
+    /// Packs a version-1 prior file (what [`train`](Self::train) returns)
+    /// as a version-2 file: the same prior, with the same id, its bytes
+    /// deflated (doc/FORMAT.md section 11). The file is smaller (about half:
+    /// the samples shrink, the snapshot less) and takes longer to load (it is
+    /// inflated first). Deterministic: the same input gives the same bytes.
+    pub fn pack(plain: &[u8]) -> Result<Vec<u8>> {
+        if plain.get(4) == Some(&PRIOR_VERSION_PACKED) {
+            return Err(Error::InvalidOption(
+                "the prior file is packed already".into(),
+            ));
+        }
+        let p = Prior::from_bytes(plain)?;
+        let packed = miniz_oxide::deflate::compress_to_vec(plain, 10);
+        let mut b = Vec::with_capacity(PACKED_HEAD + packed.len() + 8);
+        b.extend_from_slice(&PRIOR_MAGIC);
+        b.push(PRIOR_VERSION_PACKED);
+        b.extend_from_slice(&[0, 0, 0]);
+        b.extend_from_slice(&p.id());
+        b.extend_from_slice(&(plain.len() as u64).to_le_bytes());
+        b.extend_from_slice(&packed);
+        let check = xxh3_64(&b);
+        b.extend_from_slice(&check.to_le_bytes());
+        Ok(b)
+    }
+
+    /// The id: XXH3-128 of the (version-1) file, as an archive header
+    /// records it.
     pub fn id(&self) -> [u8; 16] {
         self.0.id
     }
@@ -416,6 +464,59 @@ impl Prior {
     }
 }
 
+/// The id a prior file declares without loading it: a packed file's `id`
+/// field, or the XXH3-128 of a version-1 file (None: neither).
+pub fn declared_id(b: &[u8]) -> Option<[u8; 16]> {
+    match b.get(..5)? {
+        [0x8F, b'S', b'P', b'R', PRIOR_VERSION_PACKED] => b.get(8..24)?.try_into().ok(),
+        [0x8F, b'S', b'P', b'R', PRIOR_VERSION] => Some(xxh3_128(b).to_le_bytes()),
+        _ => None,
+    }
+}
+
+/// The version-1 file a packed (version-2) file holds, every field checked:
+/// the reserved bytes, `plain_len` within [`MAX_PRIOR_FILE`], the checksum,
+/// a deflate stream that fills exactly `plain_len` bytes and ends exactly
+/// at the checksum (the caller checks the id of what it holds).
+fn unpack(b: &[u8]) -> Result<Vec<u8>> {
+    use miniz_oxide::inflate::TINFLStatus;
+    use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
+    if b.len() < PACKED_HEAD + 8 {
+        return Err(bad("truncated packed header"));
+    }
+    if b[5..8] != [0, 0, 0] {
+        return Err(bad("reserved header bytes are not 0"));
+    }
+    let end = b.len() - 8;
+    if xxh3_64(&b[..end]) != u64::from_le_bytes(b[end..].try_into().expect("8 bytes")) {
+        return Err(bad("checksum mismatch (the file is damaged)"));
+    }
+    let plain_len = u64::from_le_bytes(b[24..32].try_into().expect("8 bytes"));
+    if !(FIXED as u64..=MAX_PRIOR_FILE).contains(&plain_len) {
+        return Err(bad(format!(
+            "plain_len {plain_len} outside {FIXED}..={MAX_PRIOR_FILE}"
+        )));
+    }
+    let mut plain = vec![0u8; plain_len as usize];
+    let mut r = DecompressorOxide::new();
+    let (status, read, written) = decompress(
+        &mut r,
+        &b[PACKED_HEAD..end],
+        &mut plain,
+        0,
+        inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF,
+    );
+    if status != TINFLStatus::Done || read != end - PACKED_HEAD || written as u64 != plain_len {
+        return Err(bad(
+            "the packed prior does not inflate to its plain_len bytes",
+        ));
+    }
+    if plain[..4] != PRIOR_MAGIC || plain[4] != PRIOR_VERSION {
+        return Err(bad("a packed prior must hold a version-1 prior file"));
+    }
+    Ok(plain)
+}
+
 /// Checks the prior an archive's header names against the one a decoder
 /// has: none needed, the same id, and the same model parameters.
 pub(crate) fn check_header(header: &crate::format::Header, prior: Option<&Prior>) -> Result<()> {
@@ -484,7 +585,7 @@ mod tests {
         assert!(load(&good[..good.len() - 1]).contains("declares"));
         assert!(load(&good[..20]).contains("truncated"));
         let mut v = good.clone();
-        v[4] = 2;
+        v[4] = 3;
         assert!(load(&v).contains("prior_version"));
         let mut v = good.clone();
         v[8] = 2;
@@ -500,6 +601,86 @@ mod tests {
         assert!(p.check_params(3, p.params()).is_ok());
         assert!(p.check_params(3, &[0; 16]).is_err());
         assert!(p.check_params(1, p.params()).is_err());
+    }
+
+    /// A packed prior (version 2) is the same prior: same id, same model,
+    /// the archives of one decode with the other; it is smaller, packing is
+    /// deterministic, and every damaged field is refused.
+    #[test]
+    fn a_packed_prior_is_the_same_prior() {
+        let plain = trained();
+        let packed = Prior::pack(&plain).unwrap();
+        assert_eq!(packed, Prior::pack(&plain).unwrap(), "deterministic");
+        assert!(
+            packed.len() < plain.len() / 2,
+            "{} vs {}",
+            packed.len(),
+            plain.len()
+        );
+        let (a, b) = (
+            Prior::from_bytes(&plain).unwrap(),
+            Prior::from_bytes(&packed).unwrap(),
+        );
+        assert_eq!(a.id(), b.id());
+        assert_eq!(declared_id(&packed), Some(a.id()));
+        assert_eq!(declared_id(&plain), Some(a.id()));
+        assert_eq!(b.file_len(), packed.len());
+        assert_eq!(a.history(), b.history());
+        let data = samples().concat();
+        let options = crate::Options {
+            model: a.model(),
+            prior: Some(a.clone()),
+            ..crate::Options::default()
+        };
+        let archive = crate::compress(&data[..1000], &options).unwrap();
+        let mut out = Vec::new();
+        use std::io::Read;
+        crate::Decoder::new(&archive[..])
+            .unwrap()
+            .with_prior(Some(b.clone()))
+            .read_to_end(&mut out)
+            .unwrap();
+        assert_eq!(out, &data[..1000]);
+        assert!(Prior::pack(&packed).is_err(), "packed twice");
+        // Damaged fields, each with a valid checksum so the field is what fails.
+        let load = |mut v: Vec<u8>| {
+            let n = v.len() - 8;
+            v.truncate(n);
+            let c = xxh3_64(&v);
+            v.extend_from_slice(&c.to_le_bytes());
+            Prior::from_bytes(&v).unwrap_err().to_string()
+        };
+        let mut v = packed.clone();
+        v[9] ^= 1;
+        assert!(load(v).contains("id"));
+        let mut v = packed.clone();
+        v[6] = 1;
+        assert!(load(v).contains("reserved"));
+        let mut v = packed.clone();
+        v[24..32].copy_from_slice(&(MAX_PRIOR_FILE + 1).to_le_bytes());
+        assert!(load(v).contains("plain_len"));
+        let mut v = packed.clone();
+        v[24] ^= 1;
+        assert!(load(v).contains("inflate"));
+        let mut v = packed.clone();
+        v.insert(v.len() - 8, 0);
+        assert!(load(v).contains("inflate"), "a byte after the stream");
+        let mut v = packed.clone();
+        let mid = PACKED_HEAD + (v.len() - PACKED_HEAD) / 2;
+        v[mid] ^= 0x55;
+        let e = load(v);
+        assert!(!e.is_empty());
+        let mut v = packed.clone();
+        v[100] ^= 1;
+        assert!(
+            Prior::from_bytes(&v)
+                .unwrap_err()
+                .to_string()
+                .contains("checksum")
+        );
+        for n in 0..packed.len().min(300) {
+            assert!(Prior::from_bytes(&packed[..n]).is_err());
+        }
     }
 
     #[test]

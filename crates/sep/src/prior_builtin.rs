@@ -10,9 +10,12 @@
 
 use super::Prior;
 use crate::codec::Model;
-use crate::encoder::Options;
+use crate::encoder::{Encoder, Options};
+use crate::error::{Error, Result};
+use crate::format::Header;
+use crate::stats::EncodeStats;
+use std::io::Write;
 use std::sync::OnceLock;
-use xxhash_rust::xxh3::xxh3_128;
 
 /// The inputs [`pick`] tries a built-in prior on: at most 64 KiB. Larger
 /// inputs learn enough from themselves that a prior pays little.
@@ -40,6 +43,20 @@ static FILES: [&[u8]; 3] = [
     include_bytes!("../priors/code.sepp"),
     include_bytes!("../priors/records.sepp"),
 ];
+
+/// Built-in priors replaced by newer ones of their kind, kept so that the
+/// archives coded with them still decode: found by id only, never picked
+/// (crates/sep/priors/legacy, MANIFEST.md).
+static LEGACY: [&[u8]; 1] = [
+    // records until 2026-12-02 (before the MDN JSON samples).
+    include_bytes!("../priors/legacy/records-0f8601c3.sepp"),
+];
+
+/// The ids of [`LEGACY`], read once.
+fn legacy_ids() -> &'static [[u8; 16]; 1] {
+    static IDS: OnceLock<[[u8; 16]; 1]> = OnceLock::new();
+    IDS.get_or_init(|| LEGACY.map(|f| super::declared_id(f).expect("a shipped prior has an id")))
+}
 
 impl Builtin {
     /// Every kind.
@@ -69,10 +86,12 @@ impl Builtin {
         FILES[self.index()]
     }
 
-    /// The prior's id (the XXH3-128 of its file), computed once.
+    /// The prior's id (the XXH3-128 of its version-1 file: a packed file
+    /// declares it), read without loading the prior, once.
     pub fn id(self) -> [u8; 16] {
         static IDS: OnceLock<[[u8; 16]; 3]> = OnceLock::new();
-        IDS.get_or_init(|| FILES.map(|f| xxh3_128(f).to_le_bytes()))[self.index()]
+        IDS.get_or_init(|| FILES.map(|f| super::declared_id(f).expect("a shipped prior has an id")))
+            [self.index()]
     }
 
     /// The built-in prior whose id is `id`.
@@ -111,10 +130,22 @@ impl Prior {
             .clone()
     }
 
-    /// The built-in prior with id `id`, if there is one (the decoder finds
-    /// the prior an archive names this way, with no option).
+    /// The built-in prior with id `id`, if there is one, current or
+    /// replaced (the decoder finds the prior an archive names this way, with
+    /// no option).
     pub fn builtin_by_id(id: &[u8; 16]) -> Option<Prior> {
-        Builtin::from_id(id).map(Prior::builtin)
+        if let Some(b) = Builtin::from_id(id) {
+            return Some(Prior::builtin(b));
+        }
+        static LOADED: [OnceLock<Prior>; 1] = [OnceLock::new()];
+        let i = legacy_ids().iter().position(|l| l == id)?;
+        Some(
+            LOADED[i]
+                .get_or_init(|| {
+                    Prior::from_bytes(LEGACY[i]).expect("a shipped prior loads (tests check it)")
+                })
+                .clone(),
+        )
     }
 
     /// Which built-in prior this is, if it is one.
@@ -123,32 +154,73 @@ impl Prior {
     }
 }
 
-/// The built-in prior worth coding `data` with under `options`, if any: for
-/// inputs of 1 to [`AUTO_MAX_LEN`] bytes whose options name no prior and
-/// whose model is the one the built-in priors were trained for (the
-/// `default` preset's context mixing at CM revision 2, or the preset's own
-/// model when it equals that), the prior of the kind [`Builtin::guess`] sees
-/// is tried and kept when its archive is smaller than the one without.
-/// Returns the archive it made too, so the caller need not code twice.
-pub fn pick(data: &[u8], options: &Options) -> Option<(Prior, Vec<u8>)> {
-    if data.is_empty() || data.len() > AUTO_MAX_LEN || options.prior.is_some() {
-        return None;
+/// An archive [`choose`] made: the smaller of the input coded with the
+/// built-in prior of its kind and without, with what a caller reports about
+/// it (sep's CLI writes it as it is, instead of coding the input again).
+pub struct Chosen {
+    /// The built-in prior it was coded with; `None`: coded without one.
+    pub prior: Option<Prior>,
+    /// The archive.
+    pub archive: Vec<u8>,
+    /// Its header (the model, block size and content length it names).
+    pub header: Header,
+    /// The encoder's statistics of the coding that made it.
+    pub stats: EncodeStats,
+}
+
+/// Codes `data` as one archive under `options`, keeping its header and
+/// statistics.
+fn code(data: &[u8], options: &Options) -> Result<Chosen> {
+    let options = Options {
+        content_length: Some(data.len() as u64),
+        ..options.clone()
+    };
+    let mut enc = Encoder::new(Vec::with_capacity(data.len() / 2 + 64), &options)?;
+    let (header, stats) = (enc.header().clone(), enc.stats());
+    enc.write_all(data).map_err(Error::from_io)?;
+    Ok(Chosen {
+        prior: options.prior.clone(),
+        archive: enc.finish()?,
+        header,
+        stats,
+    })
+}
+
+/// The archive of `data` under `options` that sep writes: for inputs of 1
+/// to [`AUTO_MAX_LEN`] bytes whose options name no prior and whose model is
+/// the one the built-in priors were trained for (the `default` preset's
+/// context mixing at any CM revision; the prior pins its own), the input is
+/// coded with the built-in prior of the kind [`Builtin::guess`] sees and
+/// without, and the smaller archive is returned (the one without a prior
+/// when they tie); otherwise, the archive without a prior. Each is coded
+/// once: the caller writes the archive returned.
+pub fn choose(data: &[u8], options: &Options) -> Result<Chosen> {
+    let without = code(data, options)?;
+    let eligible = !data.is_empty() && data.len() <= AUTO_MAX_LEN && options.prior.is_none();
+    if !eligible {
+        return Ok(without);
     }
     let prior = Prior::builtin(Builtin::guess(data));
     if !same_family(&options.model, &prior.model()) {
-        return None;
+        return Ok(without);
     }
-    let with = crate::compress(
-        data,
-        &Options {
-            model: prior.model(),
-            prior: Some(prior.clone()),
-            ..options.clone()
-        },
-    )
-    .ok()?;
-    let without = crate::compress(data, options).ok()?;
-    (with.len() < without.len()).then_some((prior, with))
+    let with = Options {
+        model: prior.model(),
+        prior: Some(prior.clone()),
+        ..options.clone()
+    };
+    // A prior that cannot code the input (a memory limit, say) is not used.
+    match code(data, &with) {
+        Ok(w) if w.archive.len() < without.archive.len() => Ok(w),
+        _ => Ok(without),
+    }
+}
+
+/// The built-in prior worth coding `data` with under `options`, if any, and
+/// the archive it made: [`choose`] when it picks a prior.
+pub fn pick(data: &[u8], options: &Options) -> Option<(Prior, Vec<u8>)> {
+    let c = choose(data, options).ok()?;
+    c.prior.map(|p| (p, c.archive))
 }
 
 /// Whether an archive coded with `options.model` may instead use a built-in
@@ -196,7 +268,9 @@ mod tests {
                 Builtin::from_name(&format!("builtin:{}", b.name())),
                 Some(b)
             );
-            // Small: at most 5 MiB, a 2^20-byte table, CM revision 2.
+            // Plain (fast to load: no inflating), at most 5 MiB, a
+            // 2^20-byte table, CM revision 2.
+            assert_eq!(b.bytes()[4], super::super::PRIOR_VERSION);
             assert!(b.bytes().len() <= 5 << 20, "{}", b.bytes().len());
             assert_eq!(p.table_bytes(), 1 << TABLE_BITS);
             match p.model() {
@@ -209,7 +283,8 @@ mod tests {
     }
 
     /// Training again on the samples a shipped prior holds (its history, one
-    /// after the other as build.sh gave them) gives the same file.
+    /// after the other as build.sh gave them) gives the same file; packed,
+    /// the same id.
     #[test]
     fn every_shipped_prior_retrains_bit_for_bit() {
         for b in Builtin::ALL {
@@ -221,12 +296,45 @@ mod tests {
                 Some(MATCH_BITS),
             )
             .unwrap();
+            let packed = Prior::pack(&again).unwrap();
+            assert_eq!(super::super::declared_id(&packed), Some(b.id()));
             assert!(
                 again == b.bytes(),
                 "{} does not retrain to itself",
                 b.name()
             );
         }
+    }
+
+    /// A replaced built-in prior still decodes the archives coded with it:
+    /// the decoder finds it by the id in the header, with no option; it is
+    /// never a current kind, and its id is the one MANIFEST.md lists.
+    #[test]
+    fn replaced_built_in_priors_still_decode_their_archives() {
+        assert_eq!(LEGACY[0][4], super::super::PRIOR_VERSION_PACKED);
+        let old = Prior::from_bytes(LEGACY[0]).unwrap();
+        assert_eq!(
+            old.id_hex(),
+            manifest_id("records (until 2026-12-02), packed")
+        );
+        assert_eq!(old.builtin_kind(), None);
+        assert_ne!(old.id(), Builtin::Records.id());
+        assert_eq!(Prior::builtin_by_id(&old.id()), Some(old.clone()));
+        let data = b"{\"id\": 1, \"name\": \"a\", \"tags\": [\"x\", \"y\"]},\n".repeat(30);
+        let archive = crate::compress(
+            &data,
+            &Options {
+                model: old.model(),
+                prior: Some(old.clone()),
+                ..Options::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            crate::read_header(&mut &archive[..]).unwrap().prior_id,
+            Some(old.id())
+        );
+        assert_eq!(crate::decompress(&archive).unwrap(), data);
     }
 
     #[test]
@@ -241,6 +349,34 @@ mod tests {
         assert_eq!(Builtin::guess(&urls), Builtin::Records);
         assert_eq!(Builtin::guess(&c), Builtin::Code);
         assert_eq!(Builtin::guess(&text), Builtin::Text);
+    }
+
+    /// `choose` returns the smaller archive with its header and statistics:
+    /// the text prior's on a man page, the plain one on noise and on inputs
+    /// it does not try a prior on; each is what `compress` writes.
+    #[test]
+    fn choose_returns_the_smaller_archive_it_coded() {
+        let text = include_bytes!("../../../tests/corpus/files/cantrbry.xargs.1");
+        let opts = Options::default();
+        let c = choose(text, &opts).unwrap();
+        let p = c.prior.clone().expect("the text prior pays on a man page");
+        assert_eq!(p.builtin_kind(), Some(Builtin::Text));
+        assert_eq!(c.header.prior_id, Some(p.id()));
+        assert_eq!(c.stats.blocks(), 1);
+        let forced = Options {
+            model: p.model(),
+            prior: Some(p),
+            ..opts.clone()
+        };
+        assert_eq!(c.archive, crate::compress(text, &forced).unwrap());
+        let plain = crate::compress(text, &opts).unwrap();
+        assert!(c.archive.len() < plain.len());
+        // Too large for a prior: the plain archive.
+        let big = text.repeat(AUTO_MAX_LEN / text.len() + 1);
+        let c = choose(&big, &opts).unwrap();
+        assert!(c.prior.is_none());
+        assert_eq!(c.header.prior_id, None);
+        assert_eq!(c.archive, crate::compress(&big, &opts).unwrap());
     }
 
     #[test]
