@@ -319,6 +319,20 @@ impl Cm {
         }
     }
 
+    /// Before the last bit of byte `pos` (partial byte `c0`): starts
+    /// loading the match models' hash slots of the next byte for both
+    /// values the byte can take (a cache hint: changes nothing).
+    #[inline]
+    fn prefetch_next_match(&self, data: &[u8], start: usize, pos: usize, c0: u32) {
+        for m in [self.matcher.as_ref(), self.matcher2.as_ref()]
+            .into_iter()
+            .flatten()
+        {
+            m.prefetch_next(data, start, pos, (c0 << 1) as u8);
+            m.prefetch_next(data, start, pos, (c0 << 1 | 1) as u8);
+        }
+    }
+
     /// Starts loading the APM rows that bit `i` (partial byte `c0`) will
     /// read (a cache hint: changes nothing).
     #[inline]
@@ -544,6 +558,9 @@ impl Cm {
                 nib = 1;
             }
             self.prefetch_next_bit(c0, i, c1, h2);
+            if i == 0 {
+                self.prefetch_next_match(data, st.start, pos, c0);
+            }
             let p = self.predict_bit(st, c0, nib, i, c1, h2, neural);
             let bit = coder.code_bit((byte >> i) & 1, p);
             self.update_bit(st, c0, bit);
