@@ -26,8 +26,10 @@ impl NibbleTable {
     /// A table of `2^bits` bytes (`bits` in `10..=32`), all states fresh.
     pub fn new(bits: u8) -> Self {
         assert!((10..=32).contains(&bits), "NibbleTable: bits {bits}");
+        let t = vec![0; 1 << bits];
+        sep_kernels::advise_huge_pages(&t);
         NibbleTable {
-            t: vec![0; 1 << bits],
+            t,
             mask: (1 << (bits - 4)) - 1,
         }
     }

@@ -134,8 +134,10 @@ impl MatchModel {
     /// A model with `2^bits` hash slots matching on `min_len` bytes.
     pub fn new(bits: u8, min_len: usize) -> Self {
         assert!((8..=30).contains(&bits) && min_len >= 1);
+        let table = vec![0; 1 << bits];
+        sep_kernels::advise_huge_pages(&table);
         MatchModel {
-            table: vec![0; 1 << bits],
+            table,
             mask: (1 << bits) - 1,
             min_len,
             probs: AdaptiveProbs::new(4 * BUCKETS, 1023),
