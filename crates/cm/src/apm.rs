@@ -77,6 +77,16 @@ impl Apm {
         self.t[i] ^ self.t[i + 32]
     }
 
+    /// Starts loading context `ctx`'s row into the cache (a hint: changes
+    /// nothing), so that a later [`refine_stretched`](Self::refine_stretched)
+    /// of `ctx` does not wait for memory.
+    #[inline]
+    pub fn prefetch(&self, ctx: usize) {
+        let i = ctx * 33;
+        sep_kernels::prefetch(&self.t, i);
+        sep_kernels::prefetch(&self.t, i + 32);
+    }
+
     /// Moves the point nearest to the last refined input towards `bit`.
     #[inline]
     pub fn update(&mut self, bit: u32) {
@@ -120,8 +130,7 @@ impl ApmChain {
     /// `h2` an 8-bit hash of the last two bytes.
     #[inline]
     pub fn refine(&mut self, pm: u32, d: i32, c0: u32, c1: u32, h2: usize) -> u32 {
-        let o1 = (c0 | c1 << 8) as usize;
-        let o2 = c0 as usize | h2 << 8;
+        let (o1, o2) = Self::contexts(c0, c1, h2);
         match self.apms {
             0 => pm,
             1 => (pm + 3 * self.order1.refine_stretched(d, o1) + 2) >> 2,
@@ -133,6 +142,26 @@ impl ApmChain {
             }
         }
         .clamp(1, 65535)
+    }
+
+    /// The contexts of the order-1 and order-2 APMs ([`refine`](Self::refine)'s
+    /// arguments).
+    #[inline]
+    fn contexts(c0: u32, c1: u32, h2: usize) -> (usize, usize) {
+        ((c0 | c1 << 8) as usize, c0 as usize | h2 << 8)
+    }
+
+    /// Starts loading the rows that [`refine`](Self::refine) with these
+    /// arguments will read (a cache hint: changes nothing).
+    #[inline]
+    pub fn prefetch(&self, c0: u32, c1: u32, h2: usize) {
+        let (o1, o2) = Self::contexts(c0, c1, h2);
+        if self.apms & 1 != 0 {
+            self.order1.prefetch(o1);
+        }
+        if self.apms & 2 != 0 {
+            self.order2.prefetch(o2);
+        }
     }
 
     /// Trains the APMs that [`refine`](Self::refine) used.

@@ -134,8 +134,10 @@ impl MatchModel {
     /// A model with `2^bits` hash slots matching on `min_len` bytes.
     pub fn new(bits: u8, min_len: usize) -> Self {
         assert!((8..=30).contains(&bits) && min_len >= 1);
+        let table = vec![0; 1 << bits];
+        sep_kernels::advise_huge_pages(&table);
         MatchModel {
-            table: vec![0; 1 << bits],
+            table,
             mask: (1 << bits) - 1,
             min_len,
             probs: AdaptiveProbs::new(4 * BUCKETS, 1023),
@@ -145,6 +147,27 @@ impl MatchModel {
     /// Bytes allocated.
     pub fn bytes(&self) -> usize {
         self.table.len() * 4
+    }
+
+    /// The hash slot of the `min_len` bytes `prefix` then `last`.
+    #[inline]
+    fn slot(&self, prefix: &[u8], last: u8) -> usize {
+        let mut h: u32 = 0;
+        for &b in prefix.iter().chain(std::iter::once(&last)) {
+            h = (h ^ u32::from(b)).wrapping_mul(0x2F0F_3D25);
+        }
+        (h >> 8) as usize & self.mask
+    }
+
+    /// Starts loading the hash slot that [`begin_byte`](Self::begin_byte)
+    /// of byte `pos + 1` will read if byte `pos` (being coded) turns out to
+    /// be `next` (a cache hint: changes nothing).
+    #[inline]
+    pub fn prefetch_next(&self, data: &[u8], start: usize, pos: usize, next: u8) {
+        if pos + 1 - start >= self.min_len {
+            let slot = self.slot(&data[pos + 1 - self.min_len..pos], next);
+            sep_kernels::prefetch(&self.table, slot);
+        }
     }
 
     /// Prepares the prediction of byte `pos` of a stream that starts at
@@ -177,12 +200,7 @@ impl MatchModel {
             }
         }
         if pos - start >= self.min_len {
-            let ctx = &data[pos - self.min_len..pos];
-            let mut h: u32 = 0;
-            for &b in ctx {
-                h = (h ^ u32::from(b)).wrapping_mul(0x2F0F_3D25);
-            }
-            let slot = (h >> 8) as usize & self.mask;
+            let slot = self.slot(&data[pos - self.min_len..pos - 1], data[pos - 1]);
             if st.len < self.min_len {
                 let cand = self.table[slot] as usize;
                 if cand != 0 {

@@ -53,20 +53,35 @@ impl TextSse {
     #[inline]
     pub fn refine(&mut self, p: u32, b: &SseByte, c0: u32, i: u32) -> u32 {
         let d = stretch(p);
+        let (word, matched) = Self::contexts(b, c0, i);
+        let a1 = self.word.refine_stretched(d, word);
+        let a2 = self.matched.refine_stretched(d, matched);
+        ((p + a1 + a2 + 1) / 3).clamp(1, 65535)
+    }
+
+    /// The contexts of the word and match APMs for bit `i` of the byte,
+    /// `c0` the bits so far with a leading 1.
+    #[inline]
+    fn contexts(b: &SseByte, c0: u32, i: u32) -> (usize, usize) {
         // An 8-bit hash of the byte's context, then the partial byte: the
         // eight bits of a byte stay within 16 KiB of the table.
         let slot = |h: u32| ((hash2(h, 0x55) >> 24) << 8 | c0) as usize;
-        let a1 = self.word.refine_stretched(d, slot(b.word));
         // The predicted bit (or none, when the byte left the match).
         let m = if b.expected != 0 && b.expected >> (i + 1) == c0 {
             2 + (b.expected >> i & 1)
         } else {
             u32::from(b.expected != 0)
         };
-        let a2 = self
-            .matched
-            .refine_stretched(d, slot(b.expected << 8 | b.len << 2 | m));
-        ((p + a1 + a2 + 1) / 3).clamp(1, 65535)
+        (slot(b.word), slot(b.expected << 8 | b.len << 2 | m))
+    }
+
+    /// Starts loading the rows that [`refine`](Self::refine) with these
+    /// arguments will read (a cache hint: changes nothing).
+    #[inline]
+    pub fn prefetch(&self, b: &SseByte, c0: u32, i: u32) {
+        let (word, matched) = Self::contexts(b, c0, i);
+        self.word.prefetch(word);
+        self.matched.prefetch(matched);
     }
 
     /// Trains the APMs that [`refine`](Self::refine) used.

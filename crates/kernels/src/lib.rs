@@ -79,6 +79,7 @@ mod matmul;
 mod optim;
 mod parallel;
 mod pool;
+mod prefetch;
 mod reduce;
 mod rows;
 mod simd;
@@ -99,6 +100,7 @@ pub use matmul::{matmul, matmul_nt, matmul_tn};
 pub use optim::{AdamScalars, adam_update};
 pub use parallel::for_each_chunk_mut;
 pub use pool::{num_threads, set_num_threads};
+pub use prefetch::{advise_huge_pages, prefetch};
 pub use rows::{
     layernorm_rows, layernorm_rows_backward, log_softmax_rows, log_softmax_rows_inplace,
     softmax_rows, softmax_rows_inplace, sum_cols, sum_rows,

@@ -306,6 +306,50 @@ impl Cm {
         std::hint::black_box(acc);
     }
 
+    /// Cache hints a bit ahead (they change no value): starts loading what
+    /// bit `i - 1` will read whichever way bit `i` (partial byte `c0`)
+    /// goes: the APM rows of both possible partial bytes, and before the
+    /// last bit of the first nibble every context's bucket line of both
+    /// possible nibbles. `c1` and `h2` as for [`predict_bit`](Self::predict_bit).
+    #[inline]
+    fn prefetch_next_bit(&self, c0: u32, i: u32, c1: u32, h2: usize) {
+        if i == 0 {
+            return;
+        }
+        for next in [c0 << 1, c0 << 1 | 1] {
+            self.prefetch_apms(next, i - 1, c1, h2);
+            if i == 4 {
+                for &h in &self.hashes {
+                    self.table.prefetch(hash2(h, next));
+                }
+            }
+        }
+    }
+
+    /// Before the last bit of byte `pos` (partial byte `c0`): starts
+    /// loading the match models' hash slots of the next byte for both
+    /// values the byte can take (a cache hint: changes nothing).
+    #[inline]
+    fn prefetch_next_match(&self, data: &[u8], start: usize, pos: usize, c0: u32) {
+        for m in [self.matcher.as_ref(), self.matcher2.as_ref()]
+            .into_iter()
+            .flatten()
+        {
+            m.prefetch_next(data, start, pos, (c0 << 1) as u8);
+            m.prefetch_next(data, start, pos, (c0 << 1 | 1) as u8);
+        }
+    }
+
+    /// Starts loading the APM rows that bit `i` (partial byte `c0`) will
+    /// read (a cache hint: changes nothing).
+    #[inline]
+    fn prefetch_apms(&self, c0: u32, i: u32, c1: u32, h2: usize) {
+        self.apms.prefetch(c0, self.apm_byte.unwrap_or(c1), h2);
+        if let Some(sse) = self.sse.as_ref() {
+            sse.prefetch(&self.sse_byte, c0, i);
+        }
+    }
+
     /// Finds every context's bucket for the nibble that starts now (`c0`:
     /// the partial byte, `None` at the byte's start).
     #[inline]
@@ -486,10 +530,6 @@ impl Cm {
         if early {
             self.context_hashes(st, data, pos, vis);
         }
-        self.find_buckets(None);
-        if let Some(s) = self.serial.as_mut() {
-            s.begin_byte();
-        }
         let byte = u32::from(data[pos]);
         let c1 = st.c4 & 0xFF;
         let c2 = (st.c4 >> 8) & 0xFF;
@@ -507,6 +547,12 @@ impl Cm {
             };
         }
         let h2 = (hash2(c1, c2 | 0x1_0000) >> 24) as usize;
+        // The first bit's APM rows load while the buckets are found.
+        self.prefetch_apms(1, 7, c1, h2);
+        self.find_buckets(None);
+        if let Some(s) = self.serial.as_mut() {
+            s.begin_byte();
+        }
         if self.config.revision >= 4 {
             let class = |b: u32| text::class(b as u8) as usize;
             self.classes = class(c1) << 8 | class(c2) << 4 | class(st.c4 >> 16);
@@ -517,6 +563,10 @@ impl Cm {
             if i == 3 {
                 self.find_buckets(Some(c0));
                 nib = 1;
+            }
+            self.prefetch_next_bit(c0, i, c1, h2);
+            if i == 0 {
+                self.prefetch_next_match(data, st.start, pos, c0);
             }
             let p = self.predict_bit(st, c0, nib, i, c1, h2, neural);
             let bit = coder.code_bit((byte >> i) & 1, p);
