@@ -26,7 +26,7 @@ use crate::prim::Mixer;
 const TABLE_BITS: u32 = 22;
 
 /// Contexts per bit (each one mixer input through the table).
-const CONTEXTS: usize = 13;
+const CONTEXTS: usize = 14;
 
 /// Inputs of the family's own mixers: its contexts and a bias.
 const MIX_INPUTS: usize = CONTEXTS + 1;
@@ -42,7 +42,7 @@ const MIX1_SETS: usize = 2 * 4 * 64;
 const MIX2_SETS: usize = 2 * 4 * 17 * 16;
 
 /// Count limit of a table entry's adaptation rate.
-const LIMIT: u32 = 255;
+const LIMIT: u32 = 1023;
 
 /// Bytes the family allocates once a JPEG is detected (the table and the
 /// mixers' weights; row buffers depend on the image and are bounded by the
@@ -67,6 +67,11 @@ const UNZIGZAG: [u8; 64] = {
     }
     t
 };
+
+/// `1024 * C(u) * cos(u * pi / 16)` (C(0) = 1/sqrt(2), else 1): a
+/// coefficient's weight in the DCT basis on a block's first row or column
+/// of pixels; on the last one it is the same times `(-1)^u`.
+const EDGE: [i64; 8] = [724, 1004, 946, 851, 724, 569, 392, 200];
 
 /// A Huffman table from a DHT segment, for decoding one bit at a time.
 #[derive(Debug, Clone)]
@@ -219,6 +224,8 @@ pub(crate) struct JpegContexts {
     mix1: Mixer<MIX_INPUTS>,
     mix2: Mixer<MIX_INPUTS>,
     predicted: bool,
+    #[cfg(test)]
+    cost: [f64; BIT_INPUTS],
 }
 
 impl JpegContexts {
@@ -263,6 +270,8 @@ impl JpegContexts {
             mix1: Mixer::new(MIX1_SETS, 6, 1 << 14),
             mix2: Mixer::new(MIX2_SETS, 6, 1 << 14),
             predicted: false,
+            #[cfg(test)]
+            cost: [0.0; BIT_INPUTS],
         }
     }
 
@@ -701,11 +710,27 @@ impl JpegContexts {
         } else {
             0
         };
-        let dc_pred = if k == 0 {
-            bucket((self.above[0] + self.left[0]) / 2 - self.scan[s].dc_pred)
+        let quant = &self.quant[usize::from(self.frame[fc].quant)];
+        let (pa, pl, pred) = if k == 0 {
+            let p = self.scan[s].dc_pred;
+            let (pa, pl) = (self.above[0] - p, self.left[0] - p);
+            (pa, pl, (pa + pl) / 2)
         } else {
-            bucket(self.above[k] + self.left[k])
+            let (pa, pl) = self.edge_predictions(k, quant);
+            let z = ZIGZAG[k];
+            let pred = match (z / 8, z % 8) {
+                (0, _) => pa,
+                (_, 0) => pl,
+                _ => (pa + pl) / 2,
+            };
+            (pa, pl, pred)
         };
+        let (bpa, bpl) = (bucket(pa), bucket(pl));
+        let fine = pred.clamp(-63, 63) as u32 & 127;
+        let mut mask = 0u32;
+        for j in k..(k + 4).min(64) {
+            mask = mask << 2 | u32::from(self.above[j] != 0) << 1 | u32::from(self.left[j] != 0);
+        }
         let size = if matches!(self.mode, Mode::DcExtra | Mode::AcExtra) {
             self.size
         } else {
@@ -719,14 +744,15 @@ impl JpegContexts {
             ql,
             nz,
             prev << 4 | run,
-            dc_pred << 5 | nbr,
+            bpa << 5 | bpl,
             nbr << 5 | nz,
             qa << 5 | ql,
             sum << 5 | nz.min(15),
             up << 5 | lf,
             q << 5 | size,
-            nbr << 5 | qa,
-            (up << 5 | ql) << 5 | qa,
+            bucket(pred) << 5 | nbr,
+            mask << 5 | nz.min(15),
+            fine << 5 | up,
         ];
         for (j, (c, v)) in self.ctx.iter_mut().zip(vals).enumerate() {
             let b = if j == 10 { mode << 8 | chroma } else { base };
@@ -738,6 +764,37 @@ impl JpegContexts {
                 *c = hash2(*c, size);
             }
         }
+    }
+
+    /// Predictions of the coefficient at zigzag index `k > 0` (quantised)
+    /// from the block above and from the block to the left: the value that
+    /// makes this block's top (left) edge continue the bottom (right) edge
+    /// of that neighbour in the coefficient's column (row) frequency, from
+    /// the neighbour's coefficients and this block's ones decoded so far
+    /// (those not decoded yet count as 0).
+    fn edge_predictions(&self, k: usize, quant: &[u16; 64]) -> (i32, i32) {
+        let z = usize::from(ZIGZAG[k]);
+        let (r, c) = (z / 8, z % 8);
+        let side = |nbr: &[i32; 64], fixed: usize, own: usize, vertical: bool| {
+            let mut num = 0i64;
+            for (t, &w) in EDGE.iter().enumerate() {
+                let n = if vertical {
+                    t * 8 + fixed
+                } else {
+                    fixed * 8 + t
+                };
+                let zz = usize::from(UNZIGZAG[n]);
+                let q = i64::from(quant[zz].max(1));
+                let sign = if t % 2 == 1 { -1 } else { 1 };
+                num += i64::from(nbr[zz]) * q * w * sign;
+                if t != own {
+                    num -= i64::from(self.coef[zz]) * q * w;
+                }
+            }
+            let den = EDGE[own] * i64::from(quant[k].max(1));
+            (num / den).clamp(-2048, 2047) as i32
+        };
+        (side(&self.above, c, r, true), side(&self.left, r, c, false))
     }
 
     /// The position in the code being read, hashed with every context.
@@ -904,7 +961,17 @@ pub(crate) mod tests {
         for &b in &data[3..] {
             j.active = j.phase == Phase::Scan && !j.after_ff;
             for i in (0..8).rev() {
-                j.update_bit(u32::from(b >> i) & 1);
+                let bit = u32::from(b >> i) & 1;
+                let mut out = [0i32; BIT_INPUTS];
+                j.predict_bit(0, i, &mut out);
+                if j.predicted {
+                    for (c, &x) in out.iter().enumerate() {
+                        let p = f64::from(crate::logistic::squash(x)) / 65536.0;
+                        let p = if bit == 1 { p } else { 1.0 - p };
+                        j.cost[c] -= p.log2() / 8.0;
+                    }
+                }
+                j.update_bit(bit);
             }
             j.observe(&[], 0, b);
         }
@@ -921,6 +988,10 @@ pub(crate) mod tests {
         eprintln!(
             "phase {:?} finished {} mcu {} of {}",
             j.phase, j.finished, j.mcu, j.mcus
+        );
+        eprintln!(
+            "cost {:?}",
+            j.cost.iter().map(|c| *c as u64).collect::<Vec<_>>()
         );
     }
 
