@@ -978,21 +978,25 @@ pub(crate) mod tests {
         j
     }
 
+    /// A real baseline JPEG (tests/golden/inputs).
+    const JPEG: &[u8] = include_bytes!("../../../../tests/golden/inputs/fireworks.crop128x96.jpg");
+
     #[test]
-    fn follows_a_real_file_if_given() {
-        let Ok(path) = std::env::var("SEP_JPEG_FILE") else {
-            return;
-        };
-        let data = std::fs::read(path).unwrap();
-        let j = follow(&data);
-        eprintln!(
-            "phase {:?} finished {} mcu {} of {}",
-            j.phase, j.finished, j.mcu, j.mcus
-        );
-        eprintln!(
-            "cost {:?}",
-            j.cost.iter().map(|c| *c as u64).collect::<Vec<_>>()
-        );
+    fn follows_a_baseline_scan_to_its_end() {
+        let j = follow(JPEG);
+        // 128x96 pixels, 4:2:0 or 4:4:4: every MCU decoded, then EOI.
+        assert!(j.finished, "mcu {} of {}", j.mcu, j.mcus);
+        assert_eq!(j.mcu, j.mcus);
+        assert_eq!(j.phase, Phase::MarkerFf);
+        // The family's own mix codes the scan smaller than its bits.
+        // (Its scan starts at byte 623.)
+        let scan_bytes = (JPEG.len() - 623) as f64;
+        assert!(j.cost[CONTEXTS] < scan_bytes, "{:?}", j.cost);
+        // A damaged code stops the family (it never panics).
+        let mut bad = JPEG.to_vec();
+        let n = bad.len();
+        bad[n - 300..n - 200].fill(0xFE);
+        follow(&bad);
     }
 
     #[test]
