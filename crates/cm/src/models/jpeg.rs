@@ -20,7 +20,8 @@
 
 use super::{ByteCtx, ContextModel, hash2};
 use crate::logistic::stretch;
-use crate::prim::Mixer;
+use crate::prim::{Mixer, StateMap};
+use crate::state::STATES;
 
 /// Bits of the family's probability table index.
 const TABLE_BITS: u32 = 22;
@@ -28,8 +29,9 @@ const TABLE_BITS: u32 = 22;
 /// Contexts per bit (each one mixer input through the table).
 const CONTEXTS: usize = 14;
 
-/// Inputs of the family's own mixers: its contexts and a bias.
-const MIX_INPUTS: usize = CONTEXTS + 1;
+/// Inputs of the family's own mixers: each context's adaptive probability
+/// and its bit history's, and a bias.
+const MIX_INPUTS: usize = 2 * CONTEXTS + 1;
 
 /// Mixer inputs per bit: the contexts and the two mixers' outputs.
 const BIT_INPUTS: usize = CONTEXTS + 2;
@@ -48,7 +50,7 @@ const LIMIT: u32 = 1023;
 /// mixers' weights; row buffers depend on the image and are bounded by the
 /// frame size: at most 4 components x 8192 blocks x 64 x 2 bytes).
 pub(crate) const MEMORY: u64 =
-    (4 << TABLE_BITS) + ((MIX1_SETS + MIX2_SETS) * MIX_INPUTS * 4) as u64 + (4 << 22);
+    (5 << TABLE_BITS) + ((MIX1_SETS + MIX2_SETS) * MIX_INPUTS * 4) as u64 + (4 << 22);
 
 /// The natural (row-major) position of each zigzag index.
 const ZIGZAG: [u8; 64] = [
@@ -221,6 +223,10 @@ pub(crate) struct JpegContexts {
     ctx: [u32; CONTEXTS],
     idx: [usize; CONTEXTS],
     table: Vec<u32>,
+    /// Each entry's bit history (`state.rs`) and each context's map of
+    /// histories to probabilities.
+    states: Vec<u8>,
+    maps: Vec<StateMap>,
     mix1: Mixer<MIX_INPUTS>,
     mix2: Mixer<MIX_INPUTS>,
     predicted: bool,
@@ -267,8 +273,10 @@ impl JpegContexts {
             ctx: [0; CONTEXTS],
             idx: [0; CONTEXTS],
             table: vec![1 << 31; 1 << TABLE_BITS],
-            mix1: Mixer::new(MIX1_SETS, 6, 1 << 14),
-            mix2: Mixer::new(MIX2_SETS, 6, 1 << 14),
+            states: vec![0; 1 << TABLE_BITS],
+            maps: vec![StateMap::default(); CONTEXTS],
+            mix1: Mixer::new(MIX1_SETS, 2, 1 << 11),
+            mix2: Mixer::new(MIX2_SETS, 2, 1 << 11),
             predicted: false,
             #[cfg(test)]
             cost: [0.0; BIT_INPUTS],
@@ -886,8 +894,9 @@ impl ContextModel for JpegContexts {
             let e = self.table[i];
             x[j] = if e & 1023 == 0 { 0 } else { stretch(e >> 16) };
             out[j] = x[j];
+            x[CONTEXTS + j] = self.maps[j].stretched(self.states[i]);
         }
-        x[CONTEXTS] = 256;
+        x[2 * CONTEXTS] = 256;
         let fc = self.scan[self.scan_component()].frame;
         let chroma = usize::from(fc > 0);
         let mode = self.mode as usize;
@@ -904,7 +913,10 @@ impl ContextModel for JpegContexts {
 
     fn update_bit(&mut self, bit: u32) {
         if self.predicted {
-            for &i in &self.idx {
+            for (&i, map) in self.idx.iter().zip(&mut self.maps) {
+                let s = self.states[i];
+                map.update(s, bit, 1023);
+                self.states[i] = STATES.next(s, bit);
                 let e = self.table[i];
                 let n = e & 1023;
                 let p = i64::from(e >> 10);
