@@ -76,16 +76,30 @@ fn read_varint(p: &[u8], at: &mut usize, field: &'static str) -> Result<u32> {
 /// streams of snappy.paper-100k.pdf a few percent); the encoder uses that to
 /// skip coding the block untransformed when the segmented payload is clearly
 /// smaller (`crate::encoder`, `code_block`).
-fn dense_bytes(segments: &[Segment]) -> u64 {
+///
+/// At CM revision 5 a JPEG that starts the block is not counted: the
+/// model's JPEG family ([`models_jpeg`]) codes it untransformed about as
+/// well as lepton or better, so the block is coded both ways and the smaller
+/// kept (doc/FORMAT.md 4.16.4).
+fn dense_bytes(segments: &[Segment], jpeg_modelled: bool) -> u64 {
     segments
         .iter()
         .filter(|s| match s.kind {
-            Kind::Jpeg => true,
+            Kind::Jpeg => !jpeg_modelled,
             Kind::Deflate | Kind::Png => u64::from(s.inner_len) * 4 >= u64::from(s.raw_len) * 5,
             Kind::None | Kind::X86 => false,
         })
         .map(|s| u64::from(s.raw_len))
         .sum()
+}
+
+/// Whether `config`'s model has the JPEG family of CM revision 5 (a mix
+/// model of revision >= 5 without a neural input, doc/FORMAT.md 4.16.4)
+/// and `raw` starts with a JPEG's SOI marker, where that family takes over:
+/// then the encoder codes the block untransformed too and keeps the smaller.
+pub(crate) fn models_jpeg(config: &ModelConfig, raw: &[u8]) -> bool {
+    matches!(config, ModelConfig::Mix(m) if m.cm.revision >= 5 && m.neural.is_none())
+        && raw.starts_with(&[0xFF, 0xD8, 0xFF])
 }
 
 /// The payload of a segmented block for `raw` and how many of `raw`'s bytes
@@ -116,7 +130,7 @@ pub(crate) fn encode(
         segments,
         mut inner,
     } = plan?;
-    let dense = dense_bytes(&segments);
+    let dense = dense_bytes(&segments, models_jpeg(config, raw));
     let t = Instant::now();
     let streams = if inner.is_empty() {
         Vec::new()

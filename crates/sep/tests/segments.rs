@@ -15,6 +15,29 @@ fn compress(data: &[u8]) -> Vec<u8> {
     sep::compress(data, &sep::Options::default()).expect("compress")
 }
 
+/// `compress` with the default preset's model at CM revision 4, which has no
+/// JPEG family: a JPEG is always recoded by lepton.
+fn compress_rev4(data: &[u8]) -> Vec<u8> {
+    let sep::Model::Mix(mix) = sep::Options::default().model else {
+        panic!("the default model is the mixed one")
+    };
+    let model = sep::Model::Mix(sep::MixConfig {
+        cm: sep::CmConfig {
+            revision: 4,
+            ..mix.cm
+        },
+        ..mix
+    });
+    sep::compress(
+        data,
+        &sep::Options {
+            model,
+            ..Default::default()
+        },
+    )
+    .expect("compress")
+}
+
 /// The kinds of the segments of an archive's only block.
 fn kinds(archive: &[u8]) -> (BlockType, Vec<TransformKind>) {
     let blocks = list_blocks(archive).expect("list");
@@ -28,7 +51,7 @@ fn kinds(archive: &[u8]) -> (BlockType, Vec<TransformKind>) {
 #[test]
 fn jpeg_is_recoded_by_lepton_and_round_trips() {
     let jpeg = input("fireworks.crop128x96.jpg");
-    let archive = compress(&jpeg);
+    let archive = compress_rev4(&jpeg);
     assert_eq!(
         kinds(&archive),
         (BlockType::Segmented, vec![TransformKind::Jpeg])
@@ -53,6 +76,24 @@ fn jpeg_is_recoded_by_lepton_and_round_trips() {
     )
     .unwrap();
     assert_eq!(t4, archive);
+}
+
+/// CM revision 5 (doc/FORMAT.md 4.16.4): a block that starts with a JPEG
+/// is coded both ways, and the JPEG family's untransformed coding is kept
+/// when it is smaller than lepton's segment (it is, on this crop).
+#[test]
+fn default_codes_a_jpeg_untransformed_when_its_model_wins() {
+    let jpeg = input("fireworks.crop128x96.jpg");
+    let lepton = compress_rev4(&jpeg);
+    let archive = compress(&jpeg);
+    assert_eq!(kinds(&archive), (BlockType::Modelled, vec![]));
+    assert!(
+        archive.len() < lepton.len(),
+        "{} >= lepton's {}",
+        archive.len(),
+        lepton.len()
+    );
+    assert_eq!(sep::decompress(&archive).unwrap(), jpeg);
 }
 
 #[test]
@@ -173,7 +214,7 @@ fn fails_or_original(archive: &[u8], original: &[u8], what: &str) {
 #[test]
 fn crafted_segment_tables_are_refused() {
     let jpeg = input("fireworks.crop128x96.jpg");
-    let archive = compress(&jpeg);
+    let archive = compress_rev4(&jpeg);
     let p = payload_at(&archive);
     // The table: count 1, transform 1, raw_len (2-byte varint), inner 0,
     // extra_len (2-byte varint), stream_count 0, then the lepton bytes.

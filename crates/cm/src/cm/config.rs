@@ -93,6 +93,9 @@ impl CmConfig {
             // Revision 4: the mixer's character-class selector, 32,768
             // weight sets of 64 bytes.
             + if self.revision >= 4 { 64 << 15 } else { 0 }
+            // Revision 5, JPEG (FORMAT 4.16.4): the JPEG family's probability
+            // table, mixers and coefficient rows (models/jpeg.rs).
+            + if self.revision >= 5 { crate::models::jpeg::MEMORY } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

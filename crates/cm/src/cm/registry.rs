@@ -15,6 +15,7 @@ use crate::models::float::FloatContexts;
 use crate::models::float4::Float4Contexts;
 use crate::models::image::ImageContexts;
 use crate::models::indirect::IndirectContexts;
+use crate::models::jpeg::JpegContexts;
 use crate::models::m68k::WordBeContexts;
 use crate::models::matchctx::MatchContexts;
 use crate::models::order::OrderContexts;
@@ -60,6 +61,11 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
 /// revision-1 model detects the kind of a block (doc/FORMAT.md 4.11).
 pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
     match kind {
+        // Revision 5 (doc/FORMAT.md 4.16.4): the JPEG family.
+        DataKind::Jpeg => vec![
+            Box::new(OrderContexts::new(config.orders, config.long)),
+            Box::new(JpegContexts::new()),
+        ],
         // Revision 4 (doc/FORMAT.md 4.15.4): x86 and 68000 code.
         DataKind::X86 if config.revision >= 4 => {
             generic_with(Box::new(X86v4Contexts::new()), config)

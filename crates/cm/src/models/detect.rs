@@ -36,6 +36,9 @@ pub(crate) enum DataKind {
     /// A Macintosh resource fork (68000 code and data: CM revision 4, from
     /// its 16-byte header, see [`is_resource_fork`]).
     ResourceFork,
+    /// A JPEG: the block starts with SOI and a marker's `FF` (`FF D8 FF`,
+    /// CM revision 5); the JPEG family parses the rest.
+    Jpeg,
 }
 
 /// Watches the first bytes of a block for a header.
@@ -56,6 +59,8 @@ pub(crate) struct Detector {
     narrow: bool,
     /// Look for resource forks (CM revision 4).
     forks: bool,
+    /// Look for JPEGs (CM revision 5).
+    jpegs: bool,
 }
 
 /// Bytes after which the statistics decide.
@@ -91,14 +96,17 @@ impl Detector {
             bitmaps: false,
             narrow: false,
             forks: false,
+            jpegs: false,
         }
     }
 
     /// The detector of CM revision `revision`: from revision 2 on it also
     /// looks for float arrays, from revision 4 on for BMP and TGA headers
-    /// and resource forks, and splits 8-byte float layouts.
+    /// and resource forks, and splits 8-byte float layouts; from revision 5
+    /// on it finds JPEGs.
     pub fn for_revision(revision: u8) -> Self {
         Detector {
+            jpegs: revision >= 5,
             floats: revision >= 2,
             bitmaps: revision >= 4,
             narrow: revision >= 4,
@@ -163,7 +171,8 @@ impl Detector {
         })
         .or_else(|| {
             (self.forks && is_resource_fork(&self.header)).then_some(DataKind::ResourceFork)
-        });
+        })
+        .or_else(|| (self.jpegs && self.header == [0xFF, 0xD8, 0xFF]).then_some(DataKind::Jpeg));
         if kind.is_some() {
             self.done = true;
             self.found = true;
@@ -295,6 +304,23 @@ mod tests {
         assert_eq!(feed4(&tga, 4), [(19, DataKind::Image(img))]);
         tga[2] = 10;
         assert!(feed4(&tga, 4).is_empty(), "run-length coded");
+    }
+
+    #[test]
+    fn revision_5_finds_jpegs_at_the_start_only() {
+        let feed5 = |bytes: &[u8], revision: u8| {
+            let mut d = Detector::for_revision(revision);
+            bytes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, &b)| d.observe(i, b).map(|k| (i, k)))
+                .collect::<Vec<_>>()
+        };
+        let jpeg = [0xFF, 0xD8, 0xFF, 0xE0, 0, 16, b'J', b'F'];
+        assert_eq!(feed5(&jpeg, 5), [(2, DataKind::Jpeg)]);
+        assert_eq!(feed5(&jpeg, 6), [(2, DataKind::Jpeg)]);
+        assert!(feed5(&jpeg, 4).is_empty(), "revision 4 does not look");
+        assert!(feed5(&[0, 0xFF, 0xD8, 0xFF, 0xE0], 5).is_empty());
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub(crate) mod float;
 pub(crate) mod float4;
 pub(crate) mod image;
 pub(crate) mod indirect;
+pub(crate) mod jpeg;
 pub(crate) mod m68k;
 pub(crate) mod matchctx;
 pub(crate) mod ols;

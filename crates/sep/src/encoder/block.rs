@@ -122,7 +122,10 @@ pub(super) fn code_block(
                 raw: std::mem::take(raw),
             },
         };
-    let modelled = if prior.is_none() && looks_incompressible(config, seed, raw, cancel) {
+    // A JPEG for the JPEG family (CM revision 5) looks incompressible to a
+    // probe of its start: it is coded all the same.
+    let probe = prior.is_none() && !crate::segment::models_jpeg(config, raw);
+    let modelled = if probe && looks_incompressible(config, seed, raw, cancel) {
         None
     } else {
         config.encode_block_with(prior, seed, raw, cancel)

@@ -11,13 +11,25 @@ fn repo_file(path: &str) -> Vec<u8> {
 fn untransformed_coding_is_skipped_only_for_dense_segments() {
     let (_, config) = Options::default().header().expect("default header");
     let cancel = Cancel::default();
-    // A photo: lepton's payload is about 4/5 of the JPEG, so the block is
-    // not coded a second time as it is.
+    // A photo: lepton's payload is about 4/5 of the JPEG, so at CM revision
+    // 4 the block is not coded a second time as it is.
     let jpeg = repo_file("tests/corpus/files/snappy.fireworks.jpeg");
-    let (payload, dense) = crate::segment::encode(&config, 0, &jpeg, &cancel, &Default::default())
+    let crate::codec::ModelConfig::Mix(mix) = &config else {
+        panic!("default is a mix model")
+    };
+    let mut mix4 = mix.clone();
+    mix4.cm.revision = 4;
+    let config4 = crate::codec::ModelConfig::Mix(mix4);
+    let (payload, dense) = crate::segment::encode(&config4, 0, &jpeg, &cancel, &Default::default())
         .expect("jpeg segment");
     assert_eq!(dense, jpeg.len() as u64);
     assert!(segmented_suffices(payload.len() + 16, dense));
+    // At revision 5 (default) the JPEG family codes a JPEG that starts the
+    // block: it is not dense, both codings are compared.
+    let (payload, dense) = crate::segment::encode(&config, 0, &jpeg, &cancel, &Default::default())
+        .expect("jpeg segment");
+    assert_eq!(dense, 0);
+    assert!(!segmented_suffices(payload.len() + 16, dense));
     // A small JPEG's lepton payload (2969 of 3399 bytes) is not: both
     // codings are compared.
     let small = repo_file("tests/golden/inputs/fireworks.crop128x96.jpg");
