@@ -93,6 +93,11 @@ impl CmConfig {
             // Revision 4: the mixer's character-class selector, 32,768
             // weight sets of 64 bytes.
             + if self.revision >= 4 { 64 << 15 } else { 0 }
+            // Revision 6 text (FORMAT 4.17.1-2): the confidence inputs make
+            // the mixer two blocks of 32 weights (the class selector's
+            // second block, 2 MiB) and its class-and-partial-byte selector
+            // has 65,536 sets of 128 bytes (8 MiB).
+            + if self.revision >= 6 { 10 << 20 } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

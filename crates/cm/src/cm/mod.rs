@@ -55,6 +55,11 @@ use sep_coder::{Coder, FreqTable};
 /// position.
 const REV4_CLASS_SETS: usize = 16 * 16 * 16 * 8;
 
+/// Revision 6's extra mixer selector (doc/FORMAT.md 4.17.2): the classes
+/// of the last two bytes with the partial byte,
+/// `(class(c1) * 16 + class(c2)) * 256 + c0`.
+const REV6_CLASS_BYTE_SETS: usize = 16 * 16 * 256;
+
 /// The adaptation shift of every APM: revision 4 adapts faster (6; 7
 /// before it).
 fn apm_rate(revision: u8) -> u32 {
@@ -253,6 +258,9 @@ impl Cm {
         }
         if self.config.revision >= 4 {
             chosen.push(REV4_CLASS_SETS);
+        }
+        if self.config.revision >= 6 {
+            chosen.push(REV6_CLASS_BYTE_SETS);
         }
         self.bit_families = (0..families.len())
             .filter(|&k| families[k].bit_inputs() > 0)
@@ -463,6 +471,11 @@ impl Cm {
         }
         if self.config.revision >= 4 {
             self.mixer.select(k, self.classes * 8 + i as usize);
+            k += 1;
+        }
+        if self.config.revision >= 6 {
+            // The classes of the last two bytes with the partial byte.
+            self.mixer.select(k, (self.classes >> 4) << 8 | c0 as usize);
         }
         self.mixer.select_final(i as usize);
         let d = self.mixer.mix();
