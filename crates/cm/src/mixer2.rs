@@ -130,6 +130,15 @@ impl Mixer2 {
         }
     }
 
+    /// Sets the first-layer weights of inputs `first..` to `w` in every
+    /// weight set (after [`set_initial_weights`](Self::set_initial_weights)).
+    pub fn set_initial_weights_from(&mut self, first: usize, w: i16) {
+        let n = self.n;
+        for lane in self.w.chunks_exact_mut(self.blocks * BLOCK) {
+            lane[first.min(n)..n].fill(w);
+        }
+    }
+
     /// Number of inputs.
     pub fn inputs(&self) -> usize {
         self.n

@@ -96,6 +96,11 @@ impl CmConfig {
             // Revision 5, JPEG (FORMAT 4.16.4): the JPEG family's probability
             // table, mixers and coefficient rows (models/jpeg.rs).
             + if self.revision >= 5 { crate::models::jpeg::MEMORY } else { 0 }
+            // Revision 6 text (FORMAT 4.17.1-2): the confidence inputs make
+            // the mixer two blocks of 32 weights (the class selector's
+            // second block, 2 MiB) and its class-and-partial-byte selector
+            // has 65,536 sets of 128 bytes (8 MiB).
+            + if self.revision >= 6 { 10 << 20 } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

@@ -55,6 +55,11 @@ use sep_coder::{Coder, FreqTable};
 /// position.
 const REV4_CLASS_SETS: usize = 16 * 16 * 16 * 8;
 
+/// Revision 6's extra mixer selector (doc/FORMAT.md 4.17.2): the classes
+/// of the last two bytes with the partial byte,
+/// `(class(c1) * 16 + class(c2)) * 256 + c0`.
+const REV6_CLASS_BYTE_SETS: usize = 16 * 16 * 256;
+
 /// The adaptation shift of every APM: revision 4 adapts faster (6; 7
 /// before it).
 fn apm_rate(revision: u8) -> u32 {
@@ -125,6 +130,10 @@ pub struct Cm {
     /// Revision 4: the classes of the last three bytes (a mixer
     /// selector's context, `class(c1) * 256 + class(c2) * 16 + class(c3)`).
     classes: usize,
+    /// Revision 5 and up (doc/FORMAT.md 4.16.1, 4.17.1): the hashed
+    /// contexts that add a second, confidence input, after every other
+    /// input.
+    confidence: Vec<usize>,
     hashes: Vec<u32>,
     buckets: Vec<usize>,
     nodes: Vec<usize>,
@@ -177,8 +186,9 @@ impl Cm {
             sse_byte: SseByte::default(),
             extra_selectors: config.revision >= 2,
             classes: 0,
+            confidence: Vec::new(),
         };
-        cm.install(families(config));
+        cm.install(families(config), true);
         cm.rev4_initial_weights();
         cm
     }
@@ -190,6 +200,11 @@ impl Cm {
     fn rev4_initial_weights(&mut self) {
         if self.config.revision >= 4 {
             self.mixer.set_initial_weights(REV4_INITIAL_WEIGHT);
+        }
+        if !self.confidence.is_empty() {
+            let first = self.mixer.inputs() - self.confidence.len();
+            self.mixer
+                .set_initial_weights_from(first, CONFIDENCE_INITIAL_WEIGHT);
         }
     }
 
@@ -205,15 +220,17 @@ impl Cm {
         self.serial = Some(Box::new(SerialInput::new(config)));
         self.direct.serial = true;
         let families = std::mem::take(&mut self.families);
-        self.install(families);
+        // Called as the model is built, before any kind is detected.
+        self.install(families, true);
         self.rev4_initial_weights();
         self
     }
 
     /// Makes `families` the model's hashed contexts, with fresh state maps
     /// and a fresh mixer sized for them (the context table, order-0, match
-    /// models and APMs keep what they learned).
-    fn install(&mut self, families: Vec<Box<dyn ContextModel>>) {
+    /// models and APMs keep what they learned). `configured`: the
+    /// configuration's own families (not a detected kind's).
+    fn install(&mut self, families: Vec<Box<dyn ContextModel>>, configured: bool) {
         let contexts: usize = families.iter().map(|f| f.contexts()).sum();
         // A detected kind's families may leave no room for the serial
         // network's inputs (the mixer takes `max_inputs(revision)`): the
@@ -242,11 +259,26 @@ impl Cm {
         if self.config.revision >= 4 {
             chosen.push(REV4_CLASS_SETS);
         }
+        if self.config.revision >= 6 {
+            chosen.push(REV6_CLASS_BYTE_SETS);
+        }
         self.bit_families = (0..families.len())
             .filter(|&k| families[k].bit_inputs() > 0)
             .collect();
         self.bit_inputs = bit_inputs;
-        let inputs = contexts + self.bit_inputs + self.direct.count();
+        let others = contexts + self.bit_inputs + self.direct.count();
+        // The configured families are the order contexts, then (with
+        // `word`, from revision 2 on) the text family: `registry.rs`.
+        let text_first = (configured && self.config.word && self.config.revision >= 2)
+            .then(|| families.first().map_or(0, |f| f.contexts()));
+        self.confidence = confidence_contexts(
+            self.config.revision,
+            configured,
+            contexts,
+            text_first,
+            most - others.min(most),
+        );
+        let inputs = others + self.confidence.len();
         assert!(
             inputs <= most,
             "CM revision {}: {inputs} mixer inputs, at most {most}",
@@ -401,8 +433,25 @@ impl Cm {
             }
         }
         self.mixer.set(input, 256);
-        debug_assert_eq!(input + 1, self.mixer.inputs(), "declared inputs");
+        debug_assert_eq!(
+            input + 1 + self.confidence.len(),
+            self.mixer.inputs(),
+            "declared inputs"
+        );
         (match_sel, serial_sel)
+    }
+
+    /// Sets the confidence inputs (doc/FORMAT.md 4.16.1), after every other
+    /// input: for each chosen context, its state map's stretched
+    /// probability if its bit history is deterministic, else 0.
+    #[inline]
+    fn set_confidence_inputs(&mut self) {
+        let first = self.mixer.inputs() - self.confidence.len();
+        for k in 0..self.confidence.len() {
+            let s = self.states[self.confidence[k]];
+            let x = confidence_input(&self.maps[self.confidence[k]], s);
+            self.mixer.set(first + k, x);
+        }
     }
 
     /// The probability that bit `i` is 1 (`c0`: the partial byte, `nib`: its
@@ -439,6 +488,9 @@ impl Cm {
             self.set_bit_inputs(c0, i);
         }
         let (match_sel, serial_sel) = self.set_direct_inputs(st, c0, i, neural);
+        if !self.confidence.is_empty() {
+            self.set_confidence_inputs();
+        }
         let third = match self.byte_selector {
             Some(_) => self.byte_selector_ctx * 8 + i as usize,
             None => c1 as usize,
@@ -463,6 +515,11 @@ impl Cm {
         }
         if self.config.revision >= 4 {
             self.mixer.select(k, self.classes * 8 + i as usize);
+            k += 1;
+        }
+        if self.config.revision >= 6 {
+            // The classes of the last two bytes with the partial byte.
+            self.mixer.select(k, (self.classes >> 4) << 8 | c0 as usize);
         }
         self.mixer.select_final(i as usize);
         let d = self.mixer.mix();
@@ -593,9 +650,60 @@ impl Cm {
                     .flatten()
             })
         {
-            self.install(kind_families(kind, &self.config));
+            self.install(kind_families(kind, &self.config), false);
         }
         b
+    }
+}
+
+/// Revision 5 and up: the first-layer weight a confidence input starts
+/// with (doc/FORMAT.md 4.16.1).
+const CONFIDENCE_INITIAL_WEIGHT: i16 = 0;
+
+/// The hashed contexts (indices into the mixer's inputs) that get a
+/// confidence input at `revision` (doc/FORMAT.md 4.16.1, 4.17.1), in
+/// input order, at most `room`: none before revision 5 or for a detected
+/// kind's families (`configured` false); revision 5 the first order
+/// context (order 1 of the presets) and the text family's first context
+/// (`text`: its first index, if installed); revision 6 the first two
+/// order contexts and all of the text family's.
+fn confidence_contexts(
+    revision: u8,
+    configured: bool,
+    contexts: usize,
+    text: Option<usize>,
+    room: usize,
+) -> Vec<usize> {
+    if revision < 5 || !configured || contexts == 0 {
+        return Vec::new();
+    }
+    let orders = if revision >= 6 { 2 } else { 1 };
+    let texts = if revision >= 6 {
+        text::TEXT_CONTEXTS
+    } else {
+        1
+    };
+    let (order_end, text) = text.map_or((contexts, 0..0), |t| (t, t..t + texts));
+    (0..orders.min(order_end))
+        .chain(text)
+        .filter(|&j| j < contexts)
+        .take(room)
+        .collect()
+}
+
+/// A context's confidence input (doc/FORMAT.md 4.16.1) in state `s`: its
+/// stretched probability when its bit history is deterministic (only
+/// zeros or only ones seen, at least one bit), else 0.
+#[inline]
+fn confidence_input(map: &StateMap, s: u8) -> i32 {
+    if s == 0 {
+        return 0;
+    }
+    let (n0, n1) = STATES.counts(s);
+    if n0 == 0 || n1 == 0 {
+        map.stretched(s)
+    } else {
+        0
     }
 }
 

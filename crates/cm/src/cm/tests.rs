@@ -90,3 +90,40 @@ fn neural_input_follows_the_distribution() {
     // A uniform distribution says nothing.
     assert_eq!(neural_input(&FreqTable::default(), 1, 7), 0);
 }
+
+#[test]
+fn confidence_inputs_per_revision() {
+    // Revisions 0-4 and detected kinds: none; 5: order 1 and the text
+    // family's first context; 6: orders 1-2 and every text context.
+    for r in 0..=4 {
+        assert!(confidence_contexts(r, true, 26, Some(7), 34).is_empty());
+    }
+    assert!(confidence_contexts(6, false, 26, Some(7), 34).is_empty());
+    assert_eq!(confidence_contexts(5, true, 26, Some(7), 34), vec![0, 7]);
+    assert_eq!(
+        confidence_contexts(6, true, 26, Some(7), 34),
+        vec![0, 1, 7, 8, 9, 10, 11, 12, 13, 14]
+    );
+    assert_eq!(confidence_contexts(6, true, 9, None, 34), vec![0, 1]);
+    assert_eq!(confidence_contexts(6, true, 26, Some(7), 3), vec![0, 1, 7]);
+    // The default set: 26 contexts, 4 direct inputs; the mixer grows by
+    // the confidence inputs.
+    let mut cfg = config();
+    cfg.long = 0b0001;
+    for (revision, inputs) in [(4, 30), (5, 32), (6, 40)] {
+        cfg.revision = revision;
+        let m = Cm::new(&cfg, false, 1000);
+        assert_eq!(m.mixer.inputs(), inputs, "revision {revision}");
+    }
+}
+
+#[test]
+fn confidence_input_is_the_deterministic_states_prediction() {
+    let map = StateMap::default();
+    assert_eq!(confidence_input(&map, 0), 0);
+    let ones = STATES.next(STATES.next(0, 1), 1);
+    assert_eq!(confidence_input(&map, ones), map.stretched(ones));
+    assert!(confidence_input(&map, ones) > 0);
+    let mixed = STATES.next(ones, 0);
+    assert_eq!(confidence_input(&map, mixed), 0);
+}
