@@ -2,8 +2,9 @@
 //!
 //! A detector ([`detect`]) cuts a block's content into typed segments; each
 //! segment gets a transform ([`Kind`]): none, JPEG (re-coded by `lepton_jpeg`),
-//! deflate (inflated, with `preflate-rs` reconstruction data) or x86 (E8/E9
-//! call and jump targets made absolute). [`analyse`] runs the forward
+//! deflate (inflated, with `preflate-rs` reconstruction data), x86 (E8/E9
+//! call and jump targets made absolute), PNG IDAT runs (inflated) or whole
+//! PNG files (their unfiltered pixels behind a PNM or TGA header). [`analyse`] runs the forward
 //! transforms and, for each, the inverse, keeping a transform only when the
 //! inverse gives back the exact bytes; [`restore`] is the decoder's side.
 //!
