@@ -24,19 +24,27 @@ fn list_verbose_shows_segments_and_transforms() {
         ("fireworks.crop128x96.jpg", "jpeg"),
         ("grammar.lsp.gz", "deflate"),
         ("x86.text16k", "x86"),
+        ("kodim23.crop32x24.png", "png-pixels"),
+        // The same PNG with a broken signature: its IDAT run (transform 4).
         ("kodim23.crop32x24.png", "png"),
     ] {
-        let input = dir.path().join(name);
         // A JPEG that starts the file goes to the JPEG family of CM
         // revision 5 when that is smaller (`jpeg_file_is_modelled`): text
         // before it keeps it a lepton segment.
-        let mut content = std::fs::read(golden_input(name)).unwrap();
+        let mut bytes = std::fs::read(golden_input(name)).unwrap();
         if transform == "jpeg" {
-            content.splice(0..0, b"some text before the image ".repeat(20));
+            bytes.splice(0..0, b"some text before the image ".repeat(20));
         }
-        std::fs::write(&input, &content).unwrap();
+        let file = if transform == "png" {
+            bytes[1] = b'p';
+            "cut.png"
+        } else {
+            name
+        };
+        let input = dir.path().join(file);
+        std::fs::write(&input, &bytes).unwrap();
         sep().arg(&input).assert().success();
-        let archive = dir.path().join(format!("{name}.sep"));
+        let archive = dir.path().join(format!("{file}.sep"));
         sep()
             .args(["-l", "-v"])
             .arg(&archive)
@@ -53,7 +61,7 @@ fn list_verbose_shows_segments_and_transforms() {
             .stdout(predicate::str::contains("segmented").not());
         std::fs::remove_file(&input).unwrap();
         sep().arg("-d").arg(&archive).assert().success();
-        assert_eq!(std::fs::read(&input).unwrap(), content);
+        assert_eq!(std::fs::read(&input).unwrap(), bytes);
     }
 }
 

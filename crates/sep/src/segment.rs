@@ -86,7 +86,9 @@ fn dense_bytes(segments: &[Segment], jpeg_modelled: bool) -> u64 {
         .iter()
         .filter(|s| match s.kind {
             Kind::Jpeg => !jpeg_modelled,
-            Kind::Deflate | Kind::Png => u64::from(s.inner_len) * 4 >= u64::from(s.raw_len) * 5,
+            Kind::Deflate | Kind::Png | Kind::PngPixels => {
+                u64::from(s.inner_len) * 4 >= u64::from(s.raw_len) * 5
+            }
             Kind::None | Kind::X86 => false,
         })
         .map(|s| u64::from(s.raw_len))
@@ -100,6 +102,14 @@ fn dense_bytes(segments: &[Segment], jpeg_modelled: bool) -> u64 {
 pub(crate) fn models_jpeg(config: &ModelConfig, raw: &[u8]) -> bool {
     matches!(config, ModelConfig::Mix(m) if m.cm.revision >= 5 && m.neural.is_none())
         && raw.starts_with(&[0xFF, 0xD8, 0xFF])
+}
+
+/// Whether the encoder tries transform 6 (`png-pixels`) with `config`: only
+/// context mixing of CM revision 5 or later, whose detection takes the PNM
+/// and TGA headers it writes (revision 4 on) and whose archives are new;
+/// archives of the models and revisions before keep coding as they did.
+pub fn pixels_transform(config: &ModelConfig) -> bool {
+    matches!(config, ModelConfig::Mix(m) if m.cm.revision >= 5)
 }
 
 /// The payload of a segmented block for `raw` and how many of `raw`'s bytes
@@ -118,7 +128,10 @@ pub(crate) fn encode(
         return None;
     }
     let t = Instant::now();
-    let found = sep_transform::detect::detect(raw);
+    let mut found = sep_transform::detect::detect(raw);
+    if !pixels_transform(config) {
+        found.retain(|c| c.kind != Kind::PngPixels);
+    }
     stats.time_detect(t);
     if found.is_empty() {
         return None;
@@ -195,7 +208,7 @@ fn read_table(payload: &[u8], raw_len: u32, max_streams: u32) -> Result<Table> {
         let kind = Kind::from_id(id).ok_or(bad(
             "transform",
             id.into(),
-            "unknown transform id (known: 0 none, 1 jpeg, 2 deflate, 3 x86, 4 png)",
+            "unknown transform id (known: 0 none, 1 jpeg, 2 deflate, 3 x86, 4 png, 6 png-pixels)",
         ))?;
         let seg_raw = read_varint(payload, &mut at, "segment raw_len")?;
         let seg_inner = read_varint(payload, &mut at, "segment inner_len")?;
@@ -214,7 +227,7 @@ fn read_table(payload: &[u8], raw_len: u32, max_streams: u32) -> Result<Table> {
         let ok = match kind {
             Kind::None | Kind::X86 => seg_inner == seg_raw && seg_extra == 0,
             Kind::Jpeg => seg_inner == 0 && seg_extra > 0,
-            Kind::Deflate | Kind::Png => seg_extra > 0,
+            Kind::Deflate | Kind::Png | Kind::PngPixels => seg_extra > 0,
         };
         if !ok {
             return Err(bad(
@@ -328,7 +341,7 @@ pub(crate) fn block_work(
             Kind::None => raw,
             Kind::X86 => raw.saturating_mul(4),
             // PNG: the deflate stream's, then CRCs and Adler-32.
-            Kind::Deflate | Kind::Png => inner
+            Kind::Deflate | Kind::Png | Kind::PngPixels => inner
                 .saturating_mul(DEFLATE_INVERSE_BYTE_WORK)
                 .saturating_add(raw.saturating_mul(8)),
             Kind::Jpeg => {

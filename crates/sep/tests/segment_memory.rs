@@ -63,6 +63,8 @@ fn transform_memory_estimates_are_upper_bounds_of_the_measured_peaks() {
         ),
         ("gzip", input("tests/golden/inputs/grammar.lsp.gz")),
         ("x86", input("tests/golden/inputs/x86.text16k")),
+        // A whole PNG: transform 6 (png-pixels) for `analyse`.
+        ("png", input("tests/golden/inputs/kodim23.crop32x24.png")),
         ("pdf", pdf),
         ("jpeg", input("tests/corpus/files/snappy.fireworks.jpeg")),
     ];

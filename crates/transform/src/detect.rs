@@ -1,5 +1,5 @@
 //! The detector: finds JPEG images, deflate streams (zlib, gzip, ZIP members,
-//! hence PDF and single-IDAT PNG streams), runs of PNG IDAT chunks and x86 code (ELF and PE code
+//! hence PDF and single-IDAT PNG streams), whole PNG files, runs of PNG IDAT chunks and x86 code (ELF and PE code
 //! sections, or E8/E9 statistics) in a block. It only proposes; every
 //! candidate is verified by [`analyse`](crate::analyse).
 
@@ -79,6 +79,17 @@ pub fn detect(data: &[u8]) -> Vec<Candidate> {
                     out.push(Candidate {
                         kind: Kind::Png,
                         start,
+                        end,
+                    });
+                }
+            }
+            // A whole PNG file (transform 6); its IDAT run and zlib stream
+            // are proposed too, for when this one does not verify.
+            0x89 if data[i + 1..i + 4] == *b"PNG" => {
+                if let Some(end) = crate::png_pixels::png_end(data, i) {
+                    out.push(Candidate {
+                        kind: Kind::PngPixels,
+                        start: i,
                         end,
                     });
                 }

@@ -2,8 +2,9 @@
 //!
 //! A detector ([`detect`]) cuts a block's content into typed segments; each
 //! segment gets a transform ([`Kind`]): none, JPEG (re-coded by `lepton_jpeg`),
-//! deflate (inflated, with `preflate-rs` reconstruction data) or x86 (E8/E9
-//! call and jump targets made absolute). [`analyse`] runs the forward
+//! deflate (inflated, with `preflate-rs` reconstruction data), x86 (E8/E9
+//! call and jump targets made absolute), PNG IDAT runs (inflated) or whole
+//! PNG files (their unfiltered pixels behind a PNM or TGA header). [`analyse`] runs the forward
 //! transforms and, for each, the inverse, keeping a transform only when the
 //! inverse gives back the exact bytes; [`restore`] is the decoder's side.
 //!
@@ -17,6 +18,7 @@ mod deflate;
 pub mod detect;
 mod jpeg;
 mod png;
+mod png_pixels;
 mod x86;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -40,6 +42,15 @@ pub enum Kind {
     /// zlib header and the `preflate-rs` data beside them (CRCs and the
     /// Adler-32 are recomputed).
     Png = 4,
+    /// 6: a whole PNG file (signature to IEND) of 8-bit RGB or RGBA, gray
+    /// of 1 to 16 bits, 16-bit RGB or a palette, not interlaced: the model
+    /// gets its unfiltered pixels behind a PNM or TGA header (palette
+    /// colours looked up), then its filter types and other chunks; the
+    /// IHDR data, the IDAT chunk lengths, the zlib header and the
+    /// `preflate-rs` data go beside them (doc/FORMAT.md section 8). Tried
+    /// only for models with image families that take those headers (CM
+    /// revision 5 and later; the caller decides).
+    PngPixels = 6,
 }
 
 impl Kind {
@@ -51,6 +62,7 @@ impl Kind {
             2 => Some(Kind::Deflate),
             3 => Some(Kind::X86),
             4 => Some(Kind::Png),
+            6 => Some(Kind::PngPixels),
             _ => None,
         }
     }
@@ -63,6 +75,7 @@ impl Kind {
             Kind::Deflate => "deflate",
             Kind::X86 => "x86",
             Kind::Png => "png",
+            Kind::PngPixels => "png-pixels",
         }
     }
 }
@@ -142,6 +155,10 @@ pub fn inverse_memory_bound(kind: Kind, raw_len: usize, inner_len: usize, extra:
         Kind::Deflate => 2 * inner + 4 * raw + (512 << 10),
         // Preflate's re-creation, then the stream and the chunks.
         Kind::Png => 2 * inner + 6 * raw + (512 << 10),
+        // Preflate's re-creation of the filtered rows (at most the inner
+        // bytes), those rows, the stream and the chunks; measured 552 KB for
+        // the 2.4 KB kodim23.crop32x24.png (test `segment_memory`).
+        Kind::PngPixels => 3 * inner + 6 * raw + (1 << 20),
         Kind::Jpeg => jpeg::decode_memory_bound(extra, raw_len),
     }
 }
@@ -238,6 +255,10 @@ fn forward_verified(
             let (inner, extra) = png::encode(bytes, room).ok()?;
             (bytes.len(), inner, extra)
         }
+        Kind::PngPixels => {
+            let (inner, extra) = png_pixels::encode(bytes, room).ok()?;
+            (bytes.len(), inner, extra)
+        }
     };
     if inner.len() > room || len == 0 || len > bytes.len() || len > u32::MAX as usize {
         return None;
@@ -255,6 +276,7 @@ pub fn inverse(kind: Kind, inner: &[u8], extra: &[u8], raw_len: usize) -> Result
         Kind::Deflate => deflate::decode(inner, extra, raw_len)?,
         Kind::X86 => x86::inverse(inner),
         Kind::Png => png::decode(inner, extra, raw_len)?,
+        Kind::PngPixels => png_pixels::decode(inner, extra, raw_len)?,
     };
     if out.len() != raw_len {
         return Err(format!(

@@ -17,7 +17,7 @@ const CHUNK: usize = 12;
 /// The most chunks a segment's reconstruction data may name.
 const MAX_CHUNKS: usize = 1 << 20;
 
-fn be32(d: &[u8], at: usize) -> Option<usize> {
+pub(crate) fn be32(d: &[u8], at: usize) -> Option<usize> {
     Some(u32::from_be_bytes(d.get(at..at + 4)?.try_into().ok()?) as usize)
 }
 
@@ -38,14 +38,14 @@ pub fn idat_run(d: &[u8], start: usize) -> Option<(usize, usize)> {
     (n >= 2).then_some((at, n))
 }
 
-fn crc32(ty: &[u8], data: &[u8]) -> u32 {
+pub(crate) fn crc32(ty: &[u8], data: &[u8]) -> u32 {
     let mut c = flate2::Crc::new();
     c.update(ty);
     c.update(data);
     c.sum()
 }
 
-fn adler32(data: &[u8]) -> u32 {
+pub(crate) fn adler32(data: &[u8]) -> u32 {
     const MOD: u32 = 65521;
     let (mut a, mut b) = (1u32, 0u32);
     for chunk in data.chunks(5552) {
@@ -59,7 +59,7 @@ fn adler32(data: &[u8]) -> u32 {
     (b << 16) | a
 }
 
-fn write_varint(out: &mut Vec<u8>, mut v: usize) {
+pub(crate) fn write_varint(out: &mut Vec<u8>, mut v: usize) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
         v >>= 7;
@@ -67,7 +67,7 @@ fn write_varint(out: &mut Vec<u8>, mut v: usize) {
     out.push(v as u8);
 }
 
-fn read_varint(p: &[u8], at: &mut usize) -> Option<usize> {
+pub(crate) fn read_varint(p: &[u8], at: &mut usize) -> Option<usize> {
     let mut v = 0u64;
     for k in 0..5 {
         let b = *p.get(*at)?;
