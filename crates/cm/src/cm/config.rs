@@ -93,6 +93,10 @@ impl CmConfig {
             // Revision 4: the mixer's character-class selector, 32,768
             // weight sets of 64 bytes.
             + if self.revision >= 4 { 64 << 15 } else { 0 }
+            // Revision 5, 68000 code (4.16.3): the last extension word of
+            // each opcode word (128 KiB) and the mixer selector's 2,048
+            // weight sets of up to 64 i16 weights.
+            + if self.revision >= 5 { (2 << 16) + 2048 * 64 * 2 } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

@@ -16,6 +16,7 @@ use crate::models::float4::Float4Contexts;
 use crate::models::image::ImageContexts;
 use crate::models::indirect::IndirectContexts;
 use crate::models::m68k::WordBeContexts;
+use crate::models::m68k5::M68k5Contexts;
 use crate::models::matchctx::MatchContexts;
 use crate::models::order::OrderContexts;
 use crate::models::pixel::PixelContexts;
@@ -63,6 +64,10 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
         // Revision 4 (doc/FORMAT.md 4.15.4): x86 and 68000 code.
         DataKind::X86 if config.revision >= 4 => {
             generic_with(Box::new(X86v4Contexts::new()), config)
+        }
+        // Revision 5 (doc/FORMAT.md 4.16.3): 68000 instruction contexts.
+        DataKind::ResourceFork if config.revision >= 5 => {
+            generic_with(Box::new(M68k5Contexts::new()), config)
         }
         DataKind::ResourceFork => generic_with(Box::new(WordBeContexts), config),
         DataKind::X86 => generic_with(Box::new(X86Contexts::new()), config),
