@@ -28,6 +28,7 @@ use crate::models::text::TextContexts;
 use crate::models::word::WordContexts;
 use crate::models::x86::X86Contexts;
 use crate::models::x86_4::X86v4Contexts;
+use crate::models::x86_5::X86v5Contexts;
 
 /// The hashed-context families of a configuration, in mixer order: the
 /// registration list of the v1 model.
@@ -61,6 +62,10 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
 /// revision-1 model detects the kind of a block (doc/FORMAT.md 4.11).
 pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
     match kind {
+        // Revision 6 (doc/FORMAT.md 4.17.3): x86 operand contexts.
+        DataKind::X86 if config.revision >= 6 => {
+            generic_with(Box::new(X86v5Contexts::new()), config)
+        }
         // Revision 4 (doc/FORMAT.md 4.15.4): x86 and 68000 code.
         DataKind::X86 if config.revision >= 4 => {
             generic_with(Box::new(X86v4Contexts::new()), config)

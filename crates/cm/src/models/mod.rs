@@ -38,6 +38,7 @@ pub(crate) mod text;
 pub(crate) mod word;
 pub(crate) mod x86;
 pub(crate) mod x86_4;
+pub(crate) mod x86_5;
 
 /// What a family sees of the byte about to be coded.
 pub(crate) struct ByteCtx<'a> {
