@@ -158,3 +158,149 @@ fn revision_4_code_models_beat_revision_2() {
         );
     }
 }
+
+/// A resource fork laid out as the Resource Manager writes one (data at 256,
+/// each resource a 4-byte big-endian length and its data): a 7-byte string
+/// resource (odd, so the code after it is on odd block positions), then
+/// CODE resources, each with its 4-byte header and functions in the style of
+/// a Pascal compiler: LINK, a local variable per function (its frame offset
+/// recurs in the function's instructions), parameters pushed with MOVE.L d16(A6),-(SP),
+/// PEA d16(A6) and MOVE.W #imm,-(SP), calls through the jump table (JSR
+/// d16(A5) with a few hundred offsets), toolbox A-line traps, BEQ.W,
+/// UNLK/RTS and zero padding.
+fn resource_fork_code(functions: u32, seed: u32) -> Vec<u8> {
+    let mut r = Rng(seed);
+    let calls: Vec<u16> = (0..200).map(|k| 0x0200 + 8 * k).collect();
+    let frames: Vec<u16> = (0..64).map(|k| 0xFF00 - 2 * k).collect();
+    let mut data: Vec<u8> = Vec::new();
+    data.extend(7u32.to_be_bytes());
+    data.extend(b"\x06Hello!");
+    for segment in 0..3 {
+        let mut code: Vec<u16> = vec![0x0100 * segment, 0x0010];
+        for _ in 0..functions / 3 {
+            // The function's local variable: its frame offset recurs.
+            let frame = frames[r.below(64) as usize];
+            code.extend([0x4E56, frame - 0x100]);
+            for _ in 0..3 + r.below(8) {
+                match r.below(8) {
+                    // A call: its parameters, then JSR d16(A5).
+                    0 => {
+                        let k = r.below(200) as usize;
+                        code.extend([0x486E, frame, 0x3F3C, 0x00FF, 0x4EAD, calls[k]]);
+                    }
+                    1 => code.extend([0x2F2E, 8 + 4 * r.below(3) as u16, 0x4EAD, calls[0]]),
+                    // MOVE.B #imm, d16(A6); CMPI.W #imm, d16(A6); BNE.W.
+                    2 => code.extend([0x1D7C, r.below(2) as u16, frame]),
+                    3 => code.extend([0x0C6E, r.below(16) as u16, frame, 0x6600, 0x000C]),
+                    // MOVE.L #imm32, -(SP); a toolbox trap.
+                    4 => code.extend([0x2F3C, 0, r.below(4) as u16, 0xA800 | r.below(0x40) as u16]),
+                    5 => code.extend([0x7000, 0x102E, frame, 0x48C0, 0x2F00]),
+                    6 => code.push(0xA800 | r.below(0x100) as u16),
+                    _ => code.extend([0x4A2E, frame, 0x6700, 2 * r.below(40) as u16 + 4]),
+                }
+            }
+            code.extend([0x4E5E, 0x4E75, 0x0000]);
+        }
+        data.extend((code.len() as u32 * 2).to_be_bytes());
+        for w in code {
+            data.extend(w.to_be_bytes());
+        }
+    }
+    let mut out = Vec::new();
+    for v in [256, 256 + data.len() as u32, data.len() as u32, 30] {
+        out.extend(v.to_be_bytes());
+    }
+    out.resize(256, 0);
+    out.extend(data);
+    out.resize(out.len() + 30, 0);
+    out
+}
+
+#[test]
+fn revision_5_and_6_round_trip_68000_code_and_lying_headers() {
+    let mut fork_noise = resource_fork_code(0, 1);
+    fork_noise.extend(noise(3001, 5));
+    let fork = resource_fork_code(30, 3);
+    // A resource length that points past the block.
+    let mut long = fork.clone();
+    long[256..260].copy_from_slice(&u32::MAX.to_be_bytes());
+    for data in [
+        resource_fork_code(150, 7),
+        resource_fork(100, 7),
+        fork_noise,
+        long,
+        fork[..16].to_vec(),
+        fork[..258].to_vec(),
+    ] {
+        for revision in [5, 6] {
+            let a = round_trip(&data, &config(revision));
+            assert_eq!(a, round_trip(&data, &config(revision)), "not deterministic");
+        }
+    }
+}
+
+#[test]
+fn revision_5_68000_family_beats_revision_4() {
+    let data = resource_fork_code(600, 9);
+    // A context table the size `default` gives an input of this length.
+    let cfg = |revision| sep_cm::CmConfig {
+        table_bits: 22,
+        ..config(revision)
+    };
+    let v4 = round_trip(&data, &cfg(4)).len();
+    let v5 = round_trip(&data, &cfg(5)).len();
+    assert!(
+        v5 * 100 < v4 * 98,
+        "68000: revision 5 {v5} bytes, revision 4 {v4}"
+    );
+}
+
+/// An x86-64 ELF header and functions that each work on one local
+/// variable (its `[rbp + disp8]` recurs in the function's instructions of
+/// several forms): loads, stores, adds of small immediates, compares with a
+/// few constants, calls to absolute targets, short jumps.
+fn x86_locals(functions: u32, seed: u32) -> Vec<u8> {
+    let mut out = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x02\0\x3e\0".to_vec();
+    out.extend([0u8; 44]);
+    let mut r = Rng(seed);
+    for _ in 0..functions {
+        let local = (0x100 - 4 * (1 + r.below(32))) as u8;
+        let constant = [10u32, 100, 1000, 4096][r.below(4) as usize];
+        out.extend([0x55, 0x48, 0x89, 0xE5]);
+        for _ in 0..3 + r.below(6) {
+            match r.below(5) {
+                0 => out.extend([0x8B, 0x45, local]),
+                1 => out.extend([0x89, 0x45, local]),
+                2 => out.extend([0x83, 0x45, local, 1 + r.below(2) as u8]),
+                3 => {
+                    out.push(0x3D);
+                    out.extend(constant.to_le_bytes());
+                    out.extend([0x75, 2 + r.below(30) as u8]);
+                }
+                _ => {
+                    out.push(0xE8);
+                    out.extend((0x0040_1000 + 16 * r.below(500)).to_le_bytes());
+                }
+            }
+        }
+        out.extend([0xC9, 0xC3]);
+    }
+    out
+}
+
+#[test]
+fn revision_6_round_trips_x86_code_and_beats_revision_5() {
+    let mut elf_noise = x86_elf(0, 1);
+    elf_noise.extend(noise(3000, 13));
+    for data in [x86_elf(150, 7), elf_noise, x86_elf(0, 1)[..20].to_vec()] {
+        let a = round_trip(&data, &config(6));
+        assert_eq!(a, round_trip(&data, &config(6)), "not deterministic");
+    }
+    let data = x86_locals(600, 9);
+    let v5 = round_trip(&data, &config(5)).len();
+    let v6 = round_trip(&data, &config(6)).len();
+    assert!(
+        v6 * 1000 < v5 * 997,
+        "x86: revision 6 {v6} bytes, revision 5 {v5}"
+    );
+}

@@ -101,6 +101,13 @@ impl CmConfig {
             // second block, 2 MiB) and its class-and-partial-byte selector
             // has 65,536 sets of 128 bytes (8 MiB).
             + if self.revision >= 6 { 10 << 20 } else { 0 }
+            // Revision 5, 68000 code (4.16.3): the last extension word of
+            // each opcode word (128 KiB) and the mixer selector's 2,048
+            // weight sets of up to 64 i16 weights.
+            + if self.revision >= 5 { (2 << 16) + 2048 * 64 * 2 } else { 0 }
+            // Revision 6, x86 code (4.17.3): the last operand of each
+            // instruction form, 2^14 u32.
+            + if self.revision >= 6 { 4 << 14 } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

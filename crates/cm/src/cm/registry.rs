@@ -17,6 +17,7 @@ use crate::models::image::ImageContexts;
 use crate::models::indirect::IndirectContexts;
 use crate::models::jpeg::JpegContexts;
 use crate::models::m68k::WordBeContexts;
+use crate::models::m68k5::M68k5Contexts;
 use crate::models::matchctx::MatchContexts;
 use crate::models::order::OrderContexts;
 use crate::models::pixel::PixelContexts;
@@ -28,6 +29,7 @@ use crate::models::text::TextContexts;
 use crate::models::word::WordContexts;
 use crate::models::x86::X86Contexts;
 use crate::models::x86_4::X86v4Contexts;
+use crate::models::x86_5::X86v5Contexts;
 
 /// The hashed-context families of a configuration, in mixer order: the
 /// registration list of the v1 model.
@@ -66,9 +68,17 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             Box::new(OrderContexts::new(config.orders, config.long)),
             Box::new(JpegContexts::new()),
         ],
+        // Revision 6 (doc/FORMAT.md 4.17.3): x86 operand contexts.
+        DataKind::X86 if config.revision >= 6 => {
+            generic_with(Box::new(X86v5Contexts::new()), config)
+        }
         // Revision 4 (doc/FORMAT.md 4.15.4): x86 and 68000 code.
         DataKind::X86 if config.revision >= 4 => {
             generic_with(Box::new(X86v4Contexts::new()), config)
+        }
+        // Revision 5 (doc/FORMAT.md 4.16.3): 68000 instruction contexts.
+        DataKind::ResourceFork if config.revision >= 5 => {
+            generic_with(Box::new(M68k5Contexts::new()), config)
         }
         DataKind::ResourceFork => generic_with(Box::new(WordBeContexts), config),
         DataKind::X86 => generic_with(Box::new(X86Contexts::new()), config),

@@ -52,10 +52,10 @@ impl WordBeContexts {
     }
 
     /// `(low, high byte + 0x100 or 0, w1, w2, w3)`: whether the byte is a
-    /// low byte, the word's high byte (for a low byte) and the three whole
+    /// low byte (`low`, given), the word's high byte (for a low byte) and the three whole
     /// words before it.
-    fn words(ctx: &ByteCtx<'_>) -> (u32, u32, u32, u32, u32) {
-        let low = (ctx.pos & 1) as u32;
+    fn words(ctx: &ByteCtx<'_>, low: bool) -> (u32, u32, u32, u32, u32) {
+        let low = u32::from(low);
         let hi = if low == 1 {
             0x100 | (ctx.c4() & 0xFF)
         } else {
@@ -73,7 +73,21 @@ impl ContextModel for WordBeContexts {
     }
 
     fn hashes(&self, ctx: &ByteCtx<'_>, out: &mut [u32]) {
-        let (low, hi, w1, w2, w3) = Self::words(ctx);
+        self.hashes_at(ctx, ctx.pos & 1 == 1, out);
+    }
+
+    fn apm_byte(&self, ctx: &ByteCtx<'_>) -> Option<u32> {
+        Some(self.apm_byte_at(ctx, ctx.pos & 1 == 1))
+    }
+}
+
+impl WordBeContexts {
+    /// The contexts of [`ContextModel::hashes`] with the byte's place in its
+    /// word given: a low byte when `low` (revision 4: odd block positions;
+    /// revision 5's [`M68k5Contexts`](super::m68k5::M68k5Contexts): odd
+    /// positions within a resource).
+    pub(crate) fn hashes_at(&self, ctx: &ByteCtx<'_>, low: bool, out: &mut [u32]) {
+        let (low, hi, w1, w2, w3) = Self::words(ctx, low);
         let at = low << 9 | hi;
         // 0: the previous word.
         out[0] = hash2(at, w1 | 0x68 << 16);
@@ -102,9 +116,11 @@ impl ContextModel for WordBeContexts {
         out[7] = hash2(at, 0x6F);
     }
 
-    fn apm_byte(&self, ctx: &ByteCtx<'_>) -> Option<u32> {
-        let (low, hi, w1, _, _) = Self::words(ctx);
-        Some(if low == 1 { hi & 0xFF } else { w1 >> 8 })
+    /// The order-1 APM byte of [`ContextModel::apm_byte`] with the byte's
+    /// place in its word given.
+    pub(crate) fn apm_byte_at(&self, ctx: &ByteCtx<'_>, low: bool) -> u32 {
+        let (low, hi, w1, _, _) = Self::words(ctx, low);
+        if low == 1 { hi & 0xFF } else { w1 >> 8 }
     }
 }
 

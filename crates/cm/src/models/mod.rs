@@ -26,6 +26,7 @@ pub(crate) mod image;
 pub(crate) mod indirect;
 pub(crate) mod jpeg;
 pub(crate) mod m68k;
+pub(crate) mod m68k5;
 pub(crate) mod matchctx;
 pub(crate) mod ols;
 pub(crate) mod order;
@@ -38,6 +39,7 @@ pub(crate) mod text;
 pub(crate) mod word;
 pub(crate) mod x86;
 pub(crate) mod x86_4;
+pub(crate) mod x86_5;
 
 /// What a family sees of the byte about to be coded.
 pub(crate) struct ByteCtx<'a> {

@@ -142,7 +142,7 @@ impl X86v4Contexts {
     }
 
     /// Follows the decoder over byte `b`.
-    fn step(&mut self, b: u8) {
+    pub(crate) fn step(&mut self, b: u8) {
         self.index = self.index.saturating_add(1);
         let op16 = self.prefixes & P66 != 0;
         match self.role {
@@ -224,9 +224,21 @@ impl X86v4Contexts {
         self.prefixes | (self.rex & 0xF) << 6 | u32::from(self.rex != 0) << 10
     }
 
+    /// What the next byte is: 0 a prefix or opcode, 1 and 2 the bytes after
+    /// 0F and 0F 38/3A, 3 ModRM, 4 SIB, 5 displacement, 6 immediate.
+    pub(crate) fn role(&self) -> u32 {
+        self.role as u32
+    }
+
+    /// The current instruction's opcode, ModRM and SIB (each 0x100 | byte
+    /// once read) and the previous instruction's opcode (REX.W as bit 12).
+    pub(crate) fn instruction(&self) -> (u32, u32, u32, u32) {
+        (self.opcode, self.modrm, self.sib, self.prev_op)
+    }
+
     /// Index of the next operand byte within its displacement or immediate,
     /// with the operand's size: `size << 4 | index`.
-    fn operand_slot(&self) -> u32 {
+    pub(crate) fn operand_slot(&self) -> u32 {
         match self.role {
             Role::Disp => {
                 u32::from(self.disp_size) << 4 | u32::from(self.disp_size - self.disp_left)
