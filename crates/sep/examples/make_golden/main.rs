@@ -321,6 +321,22 @@ fn golden_list() -> Vec<Golden> {
                 add(&format!("{name}.{short}.sep"), input, &model, None);
             }
         }
+        // Revision 5's JPEG family (4.16.4: a JPEG file coded untransformed
+        // when that is smaller) and transform 6, png-pixels (section 8).
+        if name == "default-r5" || name == "max-r6" {
+            add(
+                &format!("{name}.jpeg.sep"),
+                "fireworks.crop128x96.jpg",
+                &model,
+                None,
+            );
+            add(
+                &format!("{name}.png.sep"),
+                "kodim23.crop32x24.png",
+                &model,
+                None,
+            );
+        }
         if ["mix", "default", "fast-r3"].contains(&name) {
             add(
                 &format!("{name}.kodim23.sep"),
