@@ -4,7 +4,7 @@
 //! and code against revision 2.
 
 mod common;
-use common::round_trip;
+use common::{mixed_text, round_trip};
 use sep_cm::{Cm, CmConfig, CmStream, Visibility};
 use sep_coder::{Decoder, Encoder};
 
@@ -25,31 +25,6 @@ fn config(revision: u8) -> CmConfig {
         image: true,
         revision,
     }
-}
-
-/// Markup, JSON, C-like code and UTF-8 text, with the repeats the
-/// indirect contexts learn from.
-fn mixed_text() -> Vec<u8> {
-    let mut out = String::new();
-    for i in 0..80u32 {
-        out.push_str(&format!(
-            "<li class=\"k{}\">Item {i}: \u{4e2d}\u{6587}\u{6587}\u{5b57} {}</li>\n",
-            i % 4,
-            i * 53 % 997
-        ));
-        out.push_str(&format!(
-            "  {{\"id\": {i}, \"next\": {}, \"ok\": {}}},\n",
-            i + 1,
-            i % 2 == 0
-        ));
-        out.push_str(&format!(
-            "    while (n{} < {}) n{} += g(n);\n",
-            i % 3,
-            i * 7,
-            i % 3
-        ));
-    }
-    out.into_bytes()
 }
 
 #[test]

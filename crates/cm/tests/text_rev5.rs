@@ -4,31 +4,7 @@
 //! and code against revision 4.
 
 mod common;
-use common::{config, noise, round_trip, soft_bmp};
-
-/// Markup, JSON, C-like code and UTF-8 text.
-fn mixed_text() -> Vec<u8> {
-    let mut out = String::new();
-    for i in 0..80u32 {
-        out.push_str(&format!(
-            "<li class=\"k{}\">Item {i}: \u{4e2d}\u{6587}\u{5b57} {}</li>\n",
-            i % 4,
-            i * 53 % 997
-        ));
-        out.push_str(&format!(
-            "  {{\"id\": {i}, \"next\": {}, \"ok\": {}}},\n",
-            i + 1,
-            i % 2 == 0
-        ));
-        out.push_str(&format!(
-            "    if (n{} < {}) n{} -= f(n);\n",
-            i % 3,
-            i * 7,
-            i % 3
-        ));
-    }
-    out.into_bytes()
-}
+use common::{config, mixed_text, noise, round_trip, soft_bmp};
 
 #[test]
 fn revisions_5_and_6_round_trip_and_are_deterministic() {

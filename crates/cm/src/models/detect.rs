@@ -220,7 +220,11 @@ mod tests {
     use super::*;
 
     fn feed(bytes: &[u8]) -> Vec<(usize, DataKind)> {
-        let mut d = Detector::new();
+        feed_with(Detector::new(), bytes)
+    }
+
+    /// What `d` detects in `bytes`, with the position of each detection.
+    fn feed_with(mut d: Detector, bytes: &[u8]) -> Vec<(usize, DataKind)> {
         bytes
             .iter()
             .enumerate()
@@ -273,14 +277,7 @@ mod tests {
 
     #[test]
     fn revision_4_finds_bmp_and_tga_headers() {
-        let feed4 = |bytes: &[u8], revision: u8| {
-            let mut d = Detector::for_revision(revision);
-            bytes
-                .iter()
-                .enumerate()
-                .filter_map(|(i, &b)| d.observe(i, b).map(|k| (i, k)))
-                .collect::<Vec<_>>()
-        };
+        let feed4 = |bytes: &[u8], revision: u8| feed_with(Detector::for_revision(revision), bytes);
         let mut bmp = bmp_header(5, -3, 24, 60);
         bmp.extend([9u8; 48]);
         let img = ImageInfo {
@@ -308,14 +305,7 @@ mod tests {
 
     #[test]
     fn revision_5_finds_jpegs_at_the_start_only() {
-        let feed5 = |bytes: &[u8], revision: u8| {
-            let mut d = Detector::for_revision(revision);
-            bytes
-                .iter()
-                .enumerate()
-                .filter_map(|(i, &b)| d.observe(i, b).map(|k| (i, k)))
-                .collect::<Vec<_>>()
-        };
+        let feed5 = |bytes: &[u8], revision: u8| feed_with(Detector::for_revision(revision), bytes);
         let jpeg = [0xFF, 0xD8, 0xFF, 0xE0, 0, 16, b'J', b'F'];
         assert_eq!(feed5(&jpeg, 5), [(2, DataKind::Jpeg)]);
         assert_eq!(feed5(&jpeg, 6), [(2, DataKind::Jpeg)]);

@@ -1,6 +1,7 @@
 //! Helpers shared by the context-mixing model's integration tests: the
 //! configuration of a revision, a round trip through encoder and decoder,
-//! and deterministic noise. (Each test binary uses some of them.)
+//! deterministic noise and generated inputs (mixed text, images, audio).
+//! (Each test binary uses some of them.)
 #![allow(dead_code)]
 
 use sep_cm::{Cm, CmConfig, CmStream, Sequential};
@@ -150,4 +151,29 @@ pub fn soft_bmp(w: usize, h: usize) -> Vec<u8> {
         out.resize(out.len() + row - w * 3, 0);
     }
     out
+}
+
+/// Markup, JSON, C-like code and UTF-8 text, with the repeats the
+/// indirect contexts learn from.
+pub fn mixed_text() -> Vec<u8> {
+    let mut out = String::new();
+    for i in 0..80u32 {
+        out.push_str(&format!(
+            "<li class=\"k{}\">Item {i}: \u{4e2d}\u{6587}\u{6587}\u{5b57} {}</li>\n",
+            i % 4,
+            i * 53 % 997
+        ));
+        out.push_str(&format!(
+            "  {{\"id\": {i}, \"next\": {}, \"ok\": {}}},\n",
+            i + 1,
+            i % 2 == 0
+        ));
+        out.push_str(&format!(
+            "    while (n{} < {}) n{} += g(n);\n",
+            i % 3,
+            i * 7,
+            i % 3
+        ));
+    }
+    out.into_bytes()
 }
