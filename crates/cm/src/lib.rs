@@ -62,7 +62,7 @@ mod sse;
 mod state;
 
 pub use apm::Apm;
-pub use cm::{Cm, CmConfig, CmStream};
+pub use cm::{Cm, CmConfig, CmStream, revision_has};
 pub use fast::FastCm;
 pub use hashtable::NibbleTable;
 pub use logistic::{squash, stretch};

@@ -50,13 +50,32 @@ pub struct CmConfig {
     /// gates each of them); 5 is revision 4 plus the models of section 4.16
     /// and a main mixer of up to 64 inputs (`revision >= 5`), written by
     /// preset `default`; 6 is revision 5 plus the costlier models of section
-    /// 4.17 (`revision >= 6`), written by `max`. Not part of
+    /// 4.17 (`revision >= 6`), written by `max`; 7 is revision 5 plus the
+    /// models of section 4.18 and 8 is revision 6 plus those of sections
+    /// 4.18 and 4.19. From 5 on, odd revisions are the `default` line and
+    /// even ones the `max` line: a model of a `max` revision is in the later
+    /// `max` revisions only ([`revision_has`]). Not part of
     /// `sep::params::write_cm`:
     /// the mix parameters carry it.
     pub revision: u8,
 }
 
+/// Whether a model introduced at CM revision `introduced` is part of
+/// revision `revision` (doc/FORMAT.md 4.18). Up to 5 and on the `default`
+/// line (odd revisions from 5) a model stays in every later revision; a
+/// model of the `max` line (even revisions from 6) stays in the later even
+/// revisions only, so `default`'s revision 7 has revision 5's models and
+/// not revision 6's, and `max`'s revision 8 has all of 5, 6 and 7.
+pub fn revision_has(revision: u8, introduced: u8) -> bool {
+    revision >= introduced && (introduced < 6 || introduced % 2 == 1 || revision % 2 == 0)
+}
+
 impl CmConfig {
+    /// [`since`] for this configuration's revision.
+    pub fn since(&self, introduced: u8) -> bool {
+        revision_has(self.revision, introduced)
+    }
+
     /// Bytes of memory the model allocates (one model serves all streams).
     pub fn memory_bytes(&self) -> u64 {
         if self.revision == 3 {
@@ -100,14 +119,14 @@ impl CmConfig {
             // the mixer two blocks of 32 weights (the class selector's
             // second block, 2 MiB) and its class-and-partial-byte selector
             // has 65,536 sets of 128 bytes (8 MiB).
-            + if self.revision >= 6 { 10 << 20 } else { 0 }
+            + if self.since(6) { 10 << 20 } else { 0 }
             // Revision 5, 68000 code (4.16.3): the last extension word of
             // each opcode word (128 KiB) and the mixer selector's 2,048
             // weight sets of up to 64 i16 weights.
             + if self.revision >= 5 { (2 << 16) + 2048 * 64 * 2 } else { 0 }
             // Revision 6, x86 code (4.17.3): the last operand of each
             // instruction form, 2^14 u32.
-            + if self.revision >= 6 { 4 << 14 } else { 0 }
+            + if self.since(6) { 4 << 14 } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the
@@ -149,8 +168,8 @@ impl CmConfig {
                 self.selectors
             ));
         }
-        if self.revision > 6 {
-            return Err(format!("CM revision {} unknown (0 to 6)", self.revision));
+        if self.revision > 8 {
+            return Err(format!("CM revision {} unknown (0 to 8)", self.revision));
         }
         if self.revision == 3 {
             if self.match_min == 0 {
@@ -188,6 +207,8 @@ impl CmConfig {
                 4 => "4",
                 5 => "5",
                 6 => "6",
+                7 => "7",
+                8 => "8",
                 _ => "2",
             },
             if orders.is_empty() {

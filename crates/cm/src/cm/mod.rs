@@ -32,7 +32,7 @@ mod registry;
 mod snapshot_walk;
 mod stream;
 
-pub use config::CmConfig;
+pub use config::{CmConfig, revision_has};
 pub(crate) use registry::{families, kind_families};
 pub use stream::CmStream;
 
@@ -259,7 +259,7 @@ impl Cm {
         if self.config.revision >= 4 {
             chosen.push(REV4_CLASS_SETS);
         }
-        if self.config.revision >= 6 {
+        if self.config.since(6) {
             chosen.push(REV6_CLASS_BYTE_SETS);
         }
         self.bit_families = (0..families.len())
@@ -517,7 +517,7 @@ impl Cm {
             self.mixer.select(k, self.classes * 8 + i as usize);
             k += 1;
         }
-        if self.config.revision >= 6 {
+        if self.config.since(6) {
             // The classes of the last two bytes with the partial byte.
             self.mixer.select(k, (self.classes >> 4) << 8 | c0 as usize);
         }
@@ -677,8 +677,12 @@ fn confidence_contexts(
     if revision < 5 || !configured || contexts == 0 {
         return Vec::new();
     }
-    let orders = if revision >= 6 { 2 } else { 1 };
-    let texts = if revision >= 6 {
+    let orders = if config::revision_has(revision, 6) {
+        2
+    } else {
+        1
+    };
+    let texts = if config::revision_has(revision, 6) {
         text::TEXT_CONTEXTS
     } else {
         1

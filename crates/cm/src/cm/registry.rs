@@ -69,9 +69,7 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             Box::new(JpegContexts::new()),
         ],
         // Revision 6 (doc/FORMAT.md 4.17.3): x86 operand contexts.
-        DataKind::X86 if config.revision >= 6 => {
-            generic_with(Box::new(X86v5Contexts::new()), config)
-        }
+        DataKind::X86 if config.since(6) => generic_with(Box::new(X86v5Contexts::new()), config),
         // Revision 4 (doc/FORMAT.md 4.15.4): x86 and 68000 code.
         DataKind::X86 if config.revision >= 4 => {
             generic_with(Box::new(X86v4Contexts::new()), config)

@@ -1,0 +1,73 @@
+//! Which CM revision has which model (doc/FORMAT.md 4.18): the `default`
+//! line (odd revisions from 5) and the `max` line (even revisions from 6),
+//! and revisions 7 and 8 round trip on text, binary data and detected kinds.
+
+mod common;
+use common::{config, mixed_text, noise, round_trip, soft_bmp};
+use sep_cm::revision_has;
+
+#[test]
+fn each_line_keeps_its_own_models() {
+    // (revision, introduced) -> has; the table of doc/FORMAT.md 4.18.
+    let table = [
+        (5, 4, true),
+        (5, 5, true),
+        (5, 6, false),
+        (6, 5, true),
+        (6, 6, true),
+        (7, 5, true),
+        (7, 6, false),
+        (7, 7, true),
+        (7, 8, false),
+        (8, 5, true),
+        (8, 6, true),
+        (8, 7, true),
+        (8, 8, true),
+        (2, 4, false),
+        (4, 4, true),
+        (4, 5, false),
+    ];
+    for (revision, introduced, has) in table {
+        assert_eq!(
+            revision_has(revision, introduced),
+            has,
+            "revision {revision}, model of revision {introduced}"
+        );
+        assert_eq!(config(revision).since(introduced), has);
+    }
+}
+
+#[test]
+fn revisions_up_to_8_are_valid_and_9_is_not() {
+    for revision in 0..=8 {
+        if revision == 3 {
+            continue; // the lean model takes other fields (4.14)
+        }
+        assert!(config(revision).validate().is_ok(), "revision {revision}");
+    }
+    let err = config(9).validate().unwrap_err();
+    assert!(err.contains("unknown"), "{err}");
+}
+
+#[test]
+fn revisions_7_and_8_round_trip_and_are_deterministic() {
+    let readme = include_bytes!("../../../README.md");
+    let mut bin = noise(6_000, 11);
+    bin.extend(&readme[..readme.len().min(4_000)]);
+    let bmp = soft_bmp(48, 32);
+    for revision in [7, 8] {
+        for data in [&mixed_text()[..], &bin, &bmp, b"", b"x"] {
+            let a = round_trip(data, &config(revision));
+            let b = round_trip(data, &config(revision));
+            assert_eq!(a, b, "revision {revision} is not deterministic");
+        }
+    }
+}
+
+#[test]
+fn the_default_line_leaves_out_the_max_lines_memory() {
+    // Revision 6's costlier models allocate tables revision 7 must not.
+    assert!(config(7).memory_bytes() < config(8).memory_bytes());
+    assert!(config(6).memory_bytes() <= config(8).memory_bytes());
+    assert!(config(5).memory_bytes() <= config(7).memory_bytes());
+}
