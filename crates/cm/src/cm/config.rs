@@ -67,7 +67,7 @@ pub struct CmConfig {
 /// revisions only, so `default`'s revision 7 has revision 5's models and
 /// not revision 6's, and `max`'s revision 8 has all of 5, 6 and 7.
 pub fn revision_has(revision: u8, introduced: u8) -> bool {
-    revision >= introduced && (introduced < 6 || introduced % 2 == 1 || revision % 2 == 0)
+    revision >= introduced && (introduced < 6 || introduced % 2 == 1 || revision.is_multiple_of(2))
 }
 
 impl CmConfig {
