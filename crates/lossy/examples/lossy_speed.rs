@@ -5,7 +5,9 @@
 //!
 //! `cargo run --release -p sep-lossy --example lossy_speed -- [--runs 3]
 //! [--level fast] [--predictor lorenzo|interpolation|levels] MODE FILE...` where each FILE is named like the
-//! float set, `float32.NAME.DxHxW.f32` or `float64.NAME.f64` (1-D).
+//! float set, `float32.NAME.DxHxW.f32` or `float64.NAME.f64` (1-D). Each line
+//! ends with the XXH3-64 of the archive, to check that a change of the code
+//! keeps every archive's bytes.
 
 use sep_lossy::{Dtype, Mode, Options};
 use std::time::Instant;
@@ -102,7 +104,7 @@ fn main() {
         let s = sep_lossy::compare(dtype, raw, &back, &info.fills).expect("compare");
         let mb = raw.len() as f64 / 1e6;
         println!(
-            "{name:40} {:>9} B ratio {:6.2} max_err/e {:.4} psnr {:6.2} {:13} comp {:6.2} MB/s dec {:6.2} MB/s",
+            "{name:40} {:>9} B ratio {:6.2} max_err/e {:.4} psnr {:6.2} {:13} comp {:6.2} MB/s dec {:6.2} MB/s archive {:016x}",
             archive.len(),
             raw.len() as f64 / archive.len() as f64,
             s.max_error / info.bound,
@@ -110,6 +112,7 @@ fn main() {
             info.predictor.name(),
             mb / best_c.max(0.005),
             mb / best_d.max(0.005),
+            xxhash_rust::xxh3::xxh3_64(&archive),
         );
         total_in += raw.len();
         total_out += archive.len();

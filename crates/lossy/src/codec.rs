@@ -37,8 +37,8 @@
 //! `k0 + q` goes into `recon` and the value is `o + (k0 + q) g` rounded to the
 //! array's type, kept under the same check against `e`.
 
-use crate::fast::CdfCoder;
-use crate::model::{CodeModel, MAX_BITS, Symbol, UNKNOWN, bucket};
+use crate::fast::{self, CdfCoder};
+use crate::model::{CodeModel, ESCAPED, MAX_BITS, Symbol, UNKNOWN, bucket};
 use crate::{Dtype, Predictor};
 
 /// The array's geometry, padded to four dimensions.
@@ -223,7 +223,7 @@ impl<'a> State<'a> {
         } else {
             Symbol::Code(0)
         };
-        let sym = if ENC && self.dry {
+        if ENC && self.dry {
             match sym {
                 Symbol::Code(q) if q.abs() <= 255 => self.hist[(q + 255) as usize] += 1,
                 Symbol::Code(q) => {
@@ -235,37 +235,30 @@ impl<'a> State<'a> {
                 Symbol::Escape(bits) if self.special(bits) => {}
                 Symbol::Escape(_) => self.hist[512] += 1,
             }
-            sym
-        } else {
-            self.model.set_context(ctx, level);
-            self.model.code(c, sym)
-        };
-        let dry = ENC && self.dry;
-        if !dry {
-            self.buckets[i] = bucket(sym);
+            self.recon[i] = self.reconstruction(pred, sym).0;
+            return;
         }
+        self.model.set_context(ctx, level);
+        let sym = self.model.code(c, sym);
+        self.apply(i, pred, sym);
+    }
+
+    /// The value of `sym` for prediction (`recon`) and its decoded value.
+    #[inline]
+    fn reconstruction(&self, pred: f64, sym: Symbol) -> (f64, u64) {
         match sym {
-            Symbol::Code(q) => {
-                let (recon, r) = match self.grid {
-                    Some((o, g)) => {
-                        let k = round_half_away(pred) + q as f64;
-                        (k, self.dtype.round(o + k * g))
-                    }
-                    None => {
-                        let r = self.dtype.round(pred + q as f64 * self.two_e);
-                        (r, r)
-                    }
-                };
-                self.recon[i] = recon;
-                if !dry {
-                    self.out[i] = self.dtype.to_bits(r);
+            Symbol::Code(q) => match self.grid {
+                Some((o, g)) => {
+                    let k = round_half_away(pred) + q as f64;
+                    (k, self.dtype.to_bits(self.dtype.round(o + k * g)))
                 }
-            }
+                None => {
+                    let r = self.dtype.round(pred + q as f64 * self.two_e);
+                    (r, self.dtype.to_bits(r))
+                }
+            },
             Symbol::Escape(bits) => {
-                if !dry {
-                    self.out[i] = bits;
-                }
-                self.recon[i] = if self.special(bits) {
+                let recon = if self.special(bits) {
                     if pred.is_finite() { pred } else { 0.0 }
                 } else {
                     match self.grid {
@@ -273,10 +266,106 @@ impl<'a> State<'a> {
                         None => self.dtype.from_bits(bits),
                     }
                 };
+                (recon, bits)
+            }
+        }
+    }
+
+    /// Keeps the coded symbol of point `i`: its bucket, its value for
+    /// prediction and its decoded value.
+    #[inline]
+    fn apply(&mut self, i: usize, pred: f64, sym: Symbol) {
+        self.buckets[i] = bucket(sym);
+        let (recon, out) = self.reconstruction(pred, sym);
+        self.recon[i] = recon;
+        self.out[i] = out;
+    }
+
+    /// [`point`](Self::point) of the fast revision off a value grid, with the
+    /// buckets `n0`, `n1` of the first two neighbours (the only ones its
+    /// model reads), for arrays of `f64` (`WIDE`) or `f32`: a code in
+    /// `-15..=15` takes a straight path (one table symbol, its bucket from a
+    /// table); anything else goes the general way. The same bits and values
+    /// as [`point`](Self::point).
+    #[inline(always)]
+    fn point_fast<C: CdfCoder, const ENC: bool, const WIDE: bool>(
+        &mut self,
+        c: &mut C,
+        i: usize,
+        pred: f64,
+        x: f64,
+        n0: u8,
+        n1: u8,
+    ) {
+        debug_assert!(self.fast && self.grid.is_none() && !self.dry);
+        if ENC {
+            if x.is_finite() && !self.fills.contains(&to_bits_w::<WIDE>(x)) {
+                let q = round_half_away((x - pred) * self.inv_two_e);
+                if q.abs() <= 15.0 {
+                    let r = round_w::<WIDE>(pred + q * self.two_e);
+                    if r.is_finite() && (x - r).abs() <= self.e {
+                        let s = fast::symbol_of(q as i64);
+                        self.model.code_small(c, n0, n1, s);
+                        self.buckets[i] = SMALL_BUCKET[s];
+                        self.recon[i] = r;
+                        self.out[i] = to_bits_w::<WIDE>(r);
+                        return;
+                    }
+                }
+            }
+            // A larger code or an escape: the table's OTHER and the rest.
+            self.point::<C, true>(c, i, pred, x, [n0, n1, UNKNOWN, UNKNOWN], 0);
+        } else {
+            let s = self.model.code_small(c, n0, n1, fast::OTHER);
+            if s != fast::OTHER {
+                let r = round_w::<WIDE>(pred + fast::code_of(s) as f64 * self.two_e);
+                self.buckets[i] = SMALL_BUCKET[s];
+                self.recon[i] = r;
+                self.out[i] = to_bits_w::<WIDE>(r);
+            } else {
+                let sym = self.model.code_after_other(c, n0, n1, Symbol::Code(0));
+                self.apply(i, pred, sym);
             }
         }
     }
 }
+
+/// `Dtype::round` of `f64` (`WIDE`) or `f32`.
+#[inline(always)]
+fn round_w<const WIDE: bool>(v: f64) -> f64 {
+    if WIDE { v } else { f64::from(v as f32) }
+}
+
+/// `Dtype::to_bits` of `f64` (`WIDE`) or `f32`.
+#[inline(always)]
+fn to_bits_w<const WIDE: bool>(v: f64) -> u64 {
+    if WIDE {
+        v.to_bits()
+    } else {
+        u64::from((v as f32).to_bits())
+    }
+}
+
+/// The bucket of each table symbol of the fast revision below
+/// [`fast::OTHER`] (`bucket(Code(code_of(s)))`).
+const SMALL_BUCKET: [u8; fast::SYMBOLS] = {
+    let mut t = [0u8; fast::SYMBOLS];
+    let mut s = 1;
+    while s < fast::OTHER {
+        let m = s.div_ceil(2);
+        let b: u8 = match m {
+            1 => 1,
+            2 => 3,
+            3..=4 => 5,
+            5..=8 => 7,
+            _ => 9,
+        };
+        t[s] = b + (s % 2 == 0) as u8;
+        s += 1;
+    }
+    t[fast::OTHER] = ESCAPED;
+    t
+};
 
 /// `v.round()` (half away from zero, the same result for every `v`) without
 /// the library call that `f64::round` is on x86-64: below 2^52 the integer
@@ -326,6 +415,30 @@ impl Near {
         near
     }
 
+    /// Where this neighbour lies inside the grid along the row of points
+    /// `(row[0], row[1], row[2], d)`: `(lo, hi, off)`, inside for `lo <= d <
+    /// hi` (empty when the row's other coordinates put it outside), at flat
+    /// offset `off` from the point.
+    #[inline]
+    fn row(&self, g: &Grid, row: [usize; 3]) -> (usize, usize, isize) {
+        let (mut lo, mut hi) = (0usize, g.dims[3]);
+        for &(d, k) in &self.moves[..self.n] {
+            if d == 3 {
+                if k < 0 {
+                    lo = lo.max(k.unsigned_abs());
+                } else {
+                    hi = hi.saturating_sub(k as usize);
+                }
+            } else {
+                let c = row[d] as isize + k;
+                if c < 0 || c >= g.dims[d] as isize {
+                    return (0, 0, self.off);
+                }
+            }
+        }
+        (lo, hi, self.off)
+    }
+
     /// The bucket of this neighbour of point `i` at `coord`, or [`UNKNOWN`]
     /// outside the grid.
     #[inline]
@@ -367,9 +480,26 @@ pub(crate) fn traverse<C: CdfCoder, const ENC: bool>(
 }
 
 fn lorenzo<C: CdfCoder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid, x: &[f64]) {
-    // Inclusion-exclusion terms per mask of dimensions with a predecessor.
-    let mut terms: Vec<Vec<(usize, f64)>> = vec![Vec::new(); 16];
-    for (mask, t) in terms.iter_mut().enumerate() {
+    if st.dtype == Dtype::F64 {
+        lorenzo_rows::<C, ENC, true>(st, c, g, x);
+    } else {
+        lorenzo_rows::<C, ENC, false>(st, c, g, x);
+    }
+}
+
+/// The Lorenzo traversal row by row (the fastest dimension): the prediction's
+/// terms and the neighbours' bounds are settled once per row.
+fn lorenzo_rows<C: CdfCoder, const ENC: bool, const WIDE: bool>(
+    st: &mut State,
+    c: &mut C,
+    g: &Grid,
+    x: &[f64],
+) {
+    // Inclusion-exclusion terms per mask of dimensions with a predecessor,
+    // in the order of `sub` (the order of the sum).
+    let mut terms = [[(0usize, 0f64); 15]; 16];
+    let mut nterms = [0usize; 16];
+    for mask in 0..16usize {
         for sub in 1..16usize {
             if sub & !mask != 0 {
                 continue;
@@ -379,7 +509,8 @@ fn lorenzo<C: CdfCoder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid, x:
                 .map(|d| g.stride[d])
                 .sum();
             let sign = if sub.count_ones() % 2 == 1 { 1.0 } else { -1.0 };
-            t.push((off, sign));
+            terms[mask][nterms[mask]] = (off, sign);
+            nterms[mask] += 1;
         }
     }
     let r = &g.real;
@@ -412,30 +543,71 @@ fn lorenzo<C: CdfCoder, const ENC: bool>(st: &mut State, c: &mut C, g: &Grid, x:
         }
     };
     let near = ctx_delta.map(|dl| Near::new(g, dl));
-    let mut i = 0usize;
+    let dry = ENC && st.dry;
+    let quick = st.fast && st.grid.is_none() && !dry;
+    let n3 = g.dims[3];
     for a in 0..g.dims[0] {
         for b in 0..g.dims[1] {
             for cc in 0..g.dims[2] {
-                for d in 0..g.dims[3] {
-                    let coord = [a, b, cc, d];
-                    let mask = usize::from(a > 0)
-                        | usize::from(b > 0) << 1
-                        | usize::from(cc > 0) << 2
-                        | usize::from(d > 0) << 3;
-                    let mut pred = 0.0;
-                    for &(off, sign) in &terms[mask] {
-                        pred += sign * st.recon[i - off];
-                    }
-                    let ctx = if ENC && st.dry {
-                        [UNKNOWN; 4]
-                    } else {
-                        st.context(g, coord, i, &near)
+                let i0 = a * g.stride[0] + b * g.stride[1] + cc * g.stride[2];
+                let row_mask =
+                    usize::from(a > 0) | usize::from(b > 0) << 1 | usize::from(cc > 0) << 2;
+                let rows = near.map(|n| n.row(g, [a, b, cc]));
+                for d in 0..n3 {
+                    let i = i0 + d;
+                    let mask = row_mask | usize::from(d > 0) << 3;
+                    let pred = lorenzo_sum(&st.recon, i, &terms[mask], nterms[mask]);
+                    let nb = |k: usize| {
+                        let (lo, hi, off) = rows[k];
+                        if d >= lo && d < hi {
+                            st.buckets[(i as isize + off) as usize]
+                        } else {
+                            UNKNOWN
+                        }
                     };
                     let xi = if ENC { x[i] } else { 0.0 };
-                    st.point::<C, ENC>(c, i, pred, xi, ctx, 0);
-                    i += 1;
+                    if quick {
+                        let (n0, n1) = (nb(0), nb(1));
+                        st.point_fast::<C, ENC, WIDE>(c, i, pred, xi, n0, n1);
+                    } else {
+                        let ctx = if dry {
+                            [UNKNOWN; 4]
+                        } else if st.fast {
+                            [nb(0), nb(1), UNKNOWN, UNKNOWN]
+                        } else {
+                            [nb(0), nb(1), nb(2), nb(3)]
+                        };
+                        st.point::<C, ENC>(c, i, pred, xi, ctx, 0);
+                    }
                 }
             }
+        }
+    }
+}
+
+/// The Lorenzo prediction of point `i` from its first `n` terms `t`
+/// (`(offset back, sign)`), summed in order from `0.0`.
+#[inline(always)]
+fn lorenzo_sum(recon: &[f64], i: usize, t: &[(usize, f64); 15], n: usize) -> f64 {
+    #[inline(always)]
+    fn sum<const N: usize>(recon: &[f64], i: usize, t: &[(usize, f64); 15]) -> f64 {
+        let mut pred = 0.0;
+        for &(off, sign) in &t[..N] {
+            pred += sign * recon[i - off];
+        }
+        pred
+    }
+    match n {
+        0 => 0.0,
+        1 => sum::<1>(recon, i, t),
+        3 => sum::<3>(recon, i, t),
+        7 => sum::<7>(recon, i, t),
+        _ => {
+            let mut pred = 0.0;
+            for &(off, sign) in &t[..n] {
+                pred += sign * recon[i - off];
+            }
+            pred
         }
     }
 }
@@ -548,7 +720,21 @@ fn interpolation<C: CdfCoder, const ENC: bool>(
 
 #[cfg(test)]
 mod tests {
-    use super::round_half_away;
+    use super::{SMALL_BUCKET, round_half_away};
+    use crate::fast;
+    use crate::model::{ESCAPED, Symbol, bucket};
+
+    #[test]
+    fn small_buckets_are_the_buckets_of_their_codes() {
+        for s in 0..fast::OTHER {
+            assert_eq!(
+                SMALL_BUCKET[s],
+                bucket(Symbol::Code(fast::code_of(s))),
+                "{s}"
+            );
+        }
+        assert_eq!(SMALL_BUCKET[fast::OTHER], ESCAPED);
+    }
 
     #[test]
     fn round_half_away_is_round() {

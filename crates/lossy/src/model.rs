@@ -186,11 +186,7 @@ impl CodeModel {
     /// Codes one symbol (the encoder's `s`; the decoder's argument is
     /// ignored) and returns the symbol coded.
     pub fn code<C: CdfCoder>(&mut self, c: &mut C, s: Symbol) -> Symbol {
-        let (is_zero, is_escape) = match s {
-            Symbol::Code(0) => (1, 0),
-            Symbol::Code(_) => (0, 0),
-            Symbol::Escape(_) => (0, 1),
-        };
+        let is_zero = u32::from(s == Symbol::Code(0));
         let explicit = if self.revision == FAST {
             let sym = match s {
                 Symbol::Code(q) => fast::symbol_of(q),
@@ -211,6 +207,41 @@ impl CodeModel {
             // MAX_BITS.
             self.revision == 0 || self.ctx.iter().any(|&b| b == ESCAPED || b == UNKNOWN)
         };
+        self.code_tail(c, s, explicit)
+    }
+
+    /// The fast revision's table symbol of a point whose first two
+    /// neighbours' buckets are `n0` and `n1` (`sym` as [`fast::symbol_of`],
+    /// [`fast::OTHER`] for anything else; the decoder's is ignored): codes
+    /// it and returns the symbol coded. After [`fast::OTHER`] the caller
+    /// calls [`code_after_other`](Self::code_after_other). The same bits as
+    /// [`code`](Self::code) of revision [`FAST`].
+    #[inline]
+    pub fn code_small<C: CdfCoder>(&mut self, c: &mut C, n0: u8, n1: u8, sym: usize) -> usize {
+        debug_assert_eq!(self.revision, FAST);
+        let ctx = usize::from(n0) * NB + usize::from(n1);
+        self.small.code(c, ctx, sym)
+    }
+
+    /// The rest of a fast-revision symbol after [`code_small`](Self::code_small)
+    /// coded [`fast::OTHER`] with the same `n0`, `n1`: the escape flag and
+    /// the code or the escaped value.
+    pub fn code_after_other<C: CdfCoder>(
+        &mut self,
+        c: &mut C,
+        n0: u8,
+        n1: u8,
+        s: Symbol,
+    ) -> Symbol {
+        debug_assert_eq!(self.revision, FAST);
+        self.set_context([n0, n1, UNKNOWN, UNKNOWN], 0);
+        self.code_tail(c, s, true)
+    }
+
+    /// Everything after the first decision (revisions 0 and 1) or the table
+    /// symbol (revision 2): `explicit` says whether the escape flag is coded.
+    fn code_tail<C: CdfCoder>(&mut self, c: &mut C, s: Symbol, explicit: bool) -> Symbol {
+        let is_escape = u32::from(matches!(s, Symbol::Escape(_)));
         if explicit && self.bit(c, 1, is_escape) == 1 {
             let bits = match s {
                 Symbol::Escape(b) => b,
