@@ -154,22 +154,6 @@ impl<'a> State<'a> {
         bits + self.hist[512] as f64 * f64::from(self.dtype.bits()) + self.big_bits as f64
     }
 
-    /// The buckets of the neighbours `near` of point `i` (the fast
-    /// revision's model reads the first two only).
-    #[inline]
-    fn context(&self, g: &Grid, coord: [usize; 4], i: usize, near: &[Near; 4]) -> [u8; 4] {
-        if self.fast {
-            [
-                near[0].bucket(g, &self.buckets, coord, i),
-                near[1].bucket(g, &self.buckets, coord, i),
-                UNKNOWN,
-                UNKNOWN,
-            ]
-        } else {
-            near.map(|n| n.bucket(g, &self.buckets, coord, i))
-        }
-    }
-
     #[inline]
     fn special(&self, bits: u64) -> bool {
         let v = self.dtype.from_bits(bits);
@@ -279,6 +263,34 @@ impl<'a> State<'a> {
         let (recon, out) = self.reconstruction(pred, sym);
         self.recon[i] = recon;
         self.out[i] = out;
+    }
+
+    /// [`point`](Self::point) of a dry run off a value grid, for arrays of
+    /// `f64` (`WIDE`) or `f32`: the same histogram and reconstruction.
+    #[inline(always)]
+    fn point_dry<const WIDE: bool>(&mut self, i: usize, pred: f64, x: f64) {
+        debug_assert!(self.dry && self.grid.is_none() && !self.fast);
+        if !x.is_finite() || self.fills.contains(&to_bits_w::<WIDE>(x)) {
+            self.recon[i] = if pred.is_finite() { pred } else { 0.0 };
+            return;
+        }
+        let q = round_half_away((x - pred) / self.two_e);
+        if q.abs() < f64::from(1u32 << MAX_BITS) {
+            let r = round_w::<WIDE>(pred + q * self.two_e);
+            if r.is_finite() && (x - r).abs() <= self.e {
+                let q = q as i64;
+                if q.abs() <= 255 {
+                    self.hist[(q + 255) as usize] += 1;
+                } else {
+                    self.hist[511] += 1;
+                    self.big_bits += u64::from(2 * (64 - q.unsigned_abs().leading_zeros()));
+                }
+                self.recon[i] = r;
+                return;
+            }
+        }
+        self.hist[512] += 1;
+        self.recon[i] = x;
     }
 
     /// [`point`](Self::point) of the fast revision off a value grid, with the
@@ -438,19 +450,6 @@ impl Near {
         }
         (lo, hi, self.off)
     }
-
-    /// The bucket of this neighbour of point `i` at `coord`, or [`UNKNOWN`]
-    /// outside the grid.
-    #[inline]
-    fn bucket(&self, g: &Grid, buckets: &[u8], coord: [usize; 4], i: usize) -> u8 {
-        for &(d, k) in &self.moves[..self.n] {
-            let c = coord[d] as isize + k;
-            if c < 0 || c >= g.dims[d] as isize {
-                return UNKNOWN;
-            }
-        }
-        buckets[(i as isize + self.off) as usize]
-    }
 }
 
 fn unit(d: usize, k: isize) -> [isize; 4] {
@@ -545,6 +544,7 @@ fn lorenzo_rows<C: CdfCoder, const ENC: bool, const WIDE: bool>(
     let near = ctx_delta.map(|dl| Near::new(g, dl));
     let dry = ENC && st.dry;
     let quick = st.fast && st.grid.is_none() && !dry;
+    let dry_quick = dry && st.grid.is_none();
     let n3 = g.dims[3];
     for a in 0..g.dims[0] {
         for b in 0..g.dims[1] {
@@ -569,6 +569,8 @@ fn lorenzo_rows<C: CdfCoder, const ENC: bool, const WIDE: bool>(
                     if quick {
                         let (n0, n1) = (nb(0), nb(1));
                         st.point_fast::<C, ENC, WIDE>(c, i, pred, xi, n0, n1);
+                    } else if dry_quick {
+                        st.point_dry::<WIDE>(i, pred, xi);
                     } else {
                         let ctx = if dry {
                             [UNKNOWN; 4]
@@ -624,6 +626,22 @@ fn interpolation<C: CdfCoder, const ENC: bool>(
     x: &[f64],
     by_level: bool,
 ) {
+    if st.dtype == Dtype::F64 {
+        interpolation_rows::<C, ENC, true>(st, c, g, x, by_level);
+    } else {
+        interpolation_rows::<C, ENC, false>(st, c, g, x, by_level);
+    }
+}
+
+/// The interpolation traversal; the neighbours' bounds are settled once per
+/// row of the fastest dimension.
+fn interpolation_rows<C: CdfCoder, const ENC: bool, const WIDE: bool>(
+    st: &mut State,
+    c: &mut C,
+    g: &Grid,
+    x: &[f64],
+    by_level: bool,
+) {
     let maxdim = *g.dims.iter().max().unwrap_or(&1);
     let mut levels = 0u32;
     while (1usize << levels) < maxdim {
@@ -634,6 +652,9 @@ fn interpolation<C: CdfCoder, const ENC: bool>(
     st.point::<C, ENC>(c, 0, 0.0, x0, [UNKNOWN; 4], 3);
     let r = g.real.clone();
     let base = st.two_e;
+    let dry = ENC && st.dry;
+    let quick = st.fast && st.grid.is_none() && !dry;
+    let dry_quick = dry && st.grid.is_none();
     for lvl in (0..levels).rev() {
         let s = 1usize << lvl;
         if by_level {
@@ -681,11 +702,14 @@ fn interpolation<C: CdfCoder, const ENC: bool>(
                 while b < g.dims[1] {
                     let mut cc = start[2];
                     while cc < g.dims[2] {
+                        let rows = near.map(|nr| nr.row(g, [a, b, cc]));
+                        let i0 = a * g.stride[0] + b * g.stride[1] + cc * g.stride[2];
+                        // The coordinate along `d` when it is not the row's.
+                        let pd = [a, b, cc, 0][d];
                         let mut dd = start[3];
                         while dd < g.dims[3] {
-                            let coord = [a, b, cc, dd];
-                            let i = a * g.stride[0] + b * g.stride[1] + cc * g.stride[2] + dd;
-                            let p = coord[d];
+                            let i = i0 + dd;
+                            let p = if d == 3 { dd } else { pd };
                             let left = st.recon[i - s * sd];
                             let pred = if p + s < n {
                                 let right = st.recon[i + s * sd];
@@ -699,13 +723,30 @@ fn interpolation<C: CdfCoder, const ENC: bool>(
                             } else {
                                 left
                             };
-                            let ctx = if ENC && st.dry {
-                                [UNKNOWN; 4]
-                            } else {
-                                st.context(g, coord, i, &near)
+                            let nb = |k: usize| {
+                                let (lo, hi, off) = rows[k];
+                                if dd >= lo && dd < hi {
+                                    st.buckets[(i as isize + off) as usize]
+                                } else {
+                                    UNKNOWN
+                                }
                             };
                             let xi = if ENC { x[i] } else { 0.0 };
-                            st.point::<C, ENC>(c, i, pred, xi, ctx, level);
+                            if quick {
+                                let (n0, n1) = (nb(0), nb(1));
+                                st.point_fast::<C, ENC, WIDE>(c, i, pred, xi, n0, n1);
+                            } else if dry_quick {
+                                st.point_dry::<WIDE>(i, pred, xi);
+                            } else {
+                                let ctx = if dry {
+                                    [UNKNOWN; 4]
+                                } else if st.fast {
+                                    [nb(0), nb(1), UNKNOWN, UNKNOWN]
+                                } else {
+                                    [nb(0), nb(1), nb(2), nb(3)]
+                                };
+                                st.point::<C, ENC>(c, i, pred, xi, ctx, level);
+                            }
                             dd += step[3];
                         }
                         cc += step[2];
