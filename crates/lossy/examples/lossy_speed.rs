@@ -104,12 +104,13 @@ fn main() {
         let s = sep_lossy::compare(dtype, raw, &back, &info.fills).expect("compare");
         let mb = raw.len() as f64 / 1e6;
         println!(
-            "{name:40} {:>9} B ratio {:6.2} max_err/e {:.4} psnr {:6.2} {:13} comp {:6.2} MB/s dec {:6.2} MB/s archive {:016x}",
+            "{name:40} {:>9} B ratio {:6.2} max_err/e {:.4} psnr {:6.2} {:13} r{} comp {:6.2} MB/s dec {:6.2} MB/s archive {:016x}",
             archive.len(),
             raw.len() as f64 / archive.len() as f64,
             s.max_error / info.bound,
             s.psnr,
             info.predictor.name(),
+            info.revision,
             mb / best_c.max(0.005),
             mb / best_d.max(0.005),
             xxhash_rust::xxh3::xxh3_64(&archive),

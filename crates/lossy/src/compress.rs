@@ -58,11 +58,35 @@ fn code_best(
         None => {
             let sampled = revision == FAST;
             let by_level = opts.by_level && on.is_none();
-            let p = choose_predictor(values, dtype, grid, bound, fills, sampled, on, by_level);
+            let (p, rate) =
+                choose_predictor(values, dtype, grid, bound, fills, sampled, on, by_level);
+            // The fast setting's tables cannot code a value in much less
+            // than 0.1 bit (every symbol keeps about 2^-9 of a table): at low
+            // rates on f64 arrays the context-mixing model of the default
+            // setting codes them, still above 50 MB/s (8 bytes per value).
+            let revision = if opts.fast
+                && opts.revision.is_none()
+                && dtype == Dtype::F64
+                && rate < FAST_LOW_RATE
+            {
+                NEWEST
+            } else {
+                revision
+            };
             code_with(values, dtype, grid, bound, fills, p, revision, on)
         }
     }
 }
+
+/// Below this many estimated bits per value the fast setting codes an `f64`
+/// array with the default setting's model ([`NEWEST`]), which is still well
+/// above 50 MB/s there (8 bytes per value, about one binary decision per
+/// value at these rates). Estimates of the fast dry run on the float set's
+/// `f64` files: Air-pressure 0.26 at rel 1e-2 (3,015 bytes with the fast
+/// tables, 2,457 with the model at 92 MB/s; SZ3 3,325 at a higher PSNR) and
+/// 1.63 at rel 1e-3 (18,670 and 18,058 bytes, but the model ran at 48 MB/s:
+/// 1,330 instructions per value against 650), Basel-temp 2.11 at rel 1e-2.
+const FAST_LOW_RATE: f64 = 1.0;
 
 /// The smallest distance between distinct values among the first 4096
 /// valid ones, when the data may lie on a grid (see [`value_grid`]).
@@ -121,8 +145,8 @@ fn value_grid(
     })
 }
 
-/// The predictor whose codes have the smaller zeroth-order entropy, by a dry
-/// run of each (prediction and quantization only, no coding; off a grid,
+/// The predictor whose codes have the smaller zeroth-order entropy and that
+/// estimate in bits per value, by a dry run of each (prediction and quantization only, no coding; off a grid,
 /// interpolation is done by level when its estimate is below [`LOW_RATE`]
 /// bits per value), on the whole
 /// array or, when `sampled`, on a box in its middle whose sides are the
@@ -140,7 +164,7 @@ fn choose_predictor(
     sampled: bool,
     on: Option<(f64, f64)>,
     by_level: bool,
-) -> Predictor {
+) -> (Predictor, f64) {
     let boxed;
     let (sample, sgrid) = if !sampled || values.len() <= 4 * SAMPLE {
         (values, grid.clone())
@@ -172,15 +196,17 @@ fn choose_predictor(
         st.estimated_bits()
     };
     let interp = cost(Predictor::Interpolation);
-    if cost(Predictor::Lorenzo) < interp {
-        Predictor::Lorenzo
+    let lorenzo = cost(Predictor::Lorenzo);
+    let per_value = |bits: f64| bits / sample.len().max(1) as f64;
+    if lorenzo < interp {
+        (Predictor::Lorenzo, per_value(lorenzo))
     } else if by_level && interp < LOW_RATE * sample.len() as f64 {
         // At low rates finer coarse levels buy more PSNR than their bits
         // would elsewhere on the curve (Air-pressure at rel 1e-2: +4.8 dB
         // with 3% fewer bytes; etopo20 +1.3 dB for 2% more).
-        Predictor::InterpolationByLevel
+        (Predictor::InterpolationByLevel, per_value(interp))
     } else {
-        Predictor::Interpolation
+        (Predictor::Interpolation, per_value(interp))
     }
 }
 

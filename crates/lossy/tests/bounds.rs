@@ -537,3 +537,45 @@ fn low_rates_interpolate_by_level_for_a_higher_psnr() {
     };
     round_trip(&raw, Dtype::F32, &shape, &opts, &[]);
 }
+
+/// The fast setting codes an `f64` array at a low rate with the default
+/// setting's model (revision 1, smaller than its own tables) and keeps its
+/// tables (revision 2) at higher rates and for `f32` arrays.
+#[test]
+fn fast_setting_uses_the_default_model_at_low_rates_on_f64() {
+    let n = 30_000;
+    let v: Vec<f64> = (0..n)
+        .map(|i| {
+            let t = i as f64 * 0.002;
+            88.0 + 0.8 * t.sin() + 0.3 * (t * 3.7).cos() + 0.05 * (t * 17.0).sin()
+        })
+        .collect();
+    let fast = |mode, revision| Options {
+        mode,
+        fast: true,
+        revision,
+        ..Options::default()
+    };
+    for (dtype, mode, want) in [
+        (Dtype::F64, Mode::Rel(1e-2), 1),
+        (Dtype::F64, Mode::Rel(1e-5), 2),
+        (Dtype::F32, Mode::Rel(1e-2), 2),
+    ] {
+        let raw = to_raw(&v, dtype);
+        let a = compress_raw(&raw, dtype, &[n], &fast(mode, None)).unwrap();
+        let info = inspect(&a).unwrap();
+        assert_eq!(info.revision, want, "{dtype:?} {mode:?}");
+        let back = decompress(&a, u64::MAX).unwrap();
+        check(&raw, &back, dtype, info.bound, &[]);
+        if want == 1 {
+            let tables = compress_raw(&raw, dtype, &[n], &fast(mode, Some(2))).unwrap();
+            assert_eq!(inspect(&tables).unwrap().predictor, info.predictor);
+            assert!(
+                a.len() < tables.len(),
+                "{} B with the default model, {} B with the tables",
+                a.len(),
+                tables.len()
+            );
+        }
+    }
+}
