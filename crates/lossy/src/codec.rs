@@ -767,12 +767,8 @@ mod tests {
 
     #[test]
     fn small_buckets_are_the_buckets_of_their_codes() {
-        for s in 0..fast::OTHER {
-            assert_eq!(
-                SMALL_BUCKET[s],
-                bucket(Symbol::Code(fast::code_of(s))),
-                "{s}"
-            );
+        for (s, &b) in SMALL_BUCKET[..fast::OTHER].iter().enumerate() {
+            assert_eq!(b, bucket(Symbol::Code(fast::code_of(s))), "{s}");
         }
         assert_eq!(SMALL_BUCKET[fast::OTHER], ESCAPED);
     }
