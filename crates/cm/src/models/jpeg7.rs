@@ -1,0 +1,471 @@
+//! The JPEG family of CM revision 7 (doc/FORMAT.md 4.18.2): revision 5's
+//! family (`jpeg.rs`: its baseline decoder, 14 contexts and two mixers,
+//! unchanged) plus contexts of its own, four mixers selected by different
+//! contexts, a final mixer over them and two APMs.
+//!
+//! Everything is declared here: [`Jpeg7Contexts::contexts7`] computes the
+//! new contexts when a code or a coefficient's extra bits start (the
+//! revision 5 family counts them in `codes`), and
+//! [`Jpeg7Contexts::predict_bit`](ContextModel::predict_bit) writes the
+//! mixer inputs, in this order: revision 5's 16 inputs, the new contexts'
+//! adaptive probabilities, the final mixer's output and the APMs' refined
+//! probability.
+
+use super::jpeg::{self, JpegContexts, Mode, UNZIGZAG, ZIGZAG, bucket};
+use super::{ByteCtx, ContextModel, hash2};
+use crate::apm::Apm;
+use crate::logistic::{squash, stretch};
+use crate::prim::{Mixer, StateMap};
+use crate::state::STATES;
+
+/// Bits of the new contexts' probability table index.
+const TABLE_BITS: u32 = 22;
+
+/// New contexts per bit.
+const CONTEXTS: usize = 12;
+
+/// Inputs of the first-layer mixers: revision 5's 29 and each new
+/// context's adaptive probability and bit history's probability.
+const MIX_INPUTS: usize = jpeg::MIX_INPUTS + 2 * CONTEXTS;
+
+/// First-layer mixers.
+const MIXERS: usize = 4;
+
+/// Weight sets of each first-layer mixer.
+const MIX_SETS: [usize; MIXERS] = [2 * 4 * 64, 2 * 4 * 17 * 16, 4 * 16 * 64, 4 * 2 * 512];
+
+/// Inputs of the final mixer: the first layer, revision 5's two mixers and
+/// a bias.
+const FINAL_INPUTS: usize = MIXERS + 3;
+
+/// Weight sets of the final mixer: (chroma, mode, zigzag index).
+const FINAL_SETS: usize = 2 * 4 * 64;
+
+/// Contexts of each APM.
+const APM_BITS: u32 = 16;
+
+/// Mixer inputs per bit (the model takes at most 16 per family):
+/// revision 5's 14 contexts' probabilities, the final mixer's output and
+/// the APMs' refined probability.
+const BIT_INPUTS: usize = jpeg::CONTEXTS + 2;
+
+/// Count limit of a table entry's adaptation rate.
+const LIMIT: u32 = 1023;
+
+/// Bytes the family allocates on top of revision 5's (models/jpeg.rs).
+pub(crate) const MEMORY: u64 = (5 << TABLE_BITS)
+    + ((MIX_SETS[0] + MIX_SETS[1] + MIX_SETS[2] + MIX_SETS[3]) * MIX_INPUTS * 4) as u64
+    + (FINAL_SETS * FINAL_INPUTS * 4) as u64
+    + 2 * 2 * 33 * (1 << APM_BITS);
+
+/// The JPEG family of revision 7.
+#[derive(Debug, Clone)]
+pub(crate) struct Jpeg7Contexts {
+    /// Revision 5's family: the decoder and its own predictions.
+    base: JpegContexts,
+    /// `base.codes` when the contexts were last computed.
+    seen: u32,
+    ctx: [u32; CONTEXTS],
+    idx: [usize; CONTEXTS],
+    table: Vec<u32>,
+    states: Vec<u8>,
+    maps: Vec<StateMap>,
+    /// Selector contexts of the mixers and APMs, per code.
+    pred: i32,
+    mixers: Vec<Mixer<MIX_INPUTS>>,
+    fin: Mixer<FINAL_INPUTS>,
+    apm1: Apm,
+    apm2: Apm,
+    /// Contexts of the APMs for the current code (bit state added per bit).
+    apm_ctx: [u32; 2],
+    predicted: bool,
+    /// The last block decoded of each scan component (zigzag order).
+    last: Vec<[i32; 64]>,
+    /// `base.block` and `base.mcu` when `last` was last brought up to date.
+    at_block: (usize, usize),
+    #[cfg(test)]
+    cost: [f64; BIT_INPUTS],
+    #[cfg(test)]
+    profile: Vec<f64>,
+}
+
+impl Jpeg7Contexts {
+    /// The family right after a block's `FF D8 FF`.
+    pub fn new() -> Self {
+        Jpeg7Contexts {
+            base: JpegContexts::new(),
+            seen: 0,
+            ctx: [0; CONTEXTS],
+            idx: [0; CONTEXTS],
+            table: vec![1 << 31; 1 << TABLE_BITS],
+            states: vec![0; 1 << TABLE_BITS],
+            maps: vec![StateMap::default(); CONTEXTS],
+            pred: 0,
+            mixers: MIX_SETS
+                .iter()
+                .map(|&n| Mixer::new(n, 2, 1 << 10))
+                .collect(),
+            fin: Mixer::new(FINAL_SETS, 2, 65536 / 6),
+            apm1: Apm::new(1 << APM_BITS, 7),
+            apm2: Apm::new(1 << APM_BITS, 7),
+            apm_ctx: [0; 2],
+            predicted: false,
+            last: Vec::new(),
+            at_block: (usize::MAX, usize::MAX),
+            #[cfg(test)]
+            cost: [0.0; BIT_INPUTS],
+            #[cfg(test)]
+            profile: vec![0.0; 4 * 64 * 2],
+        }
+    }
+
+    /// The contexts of the code or extra bits that start now.
+    fn contexts7(&mut self) {
+        let b = &self.base;
+        let s = b.scan_component();
+        let fc = b.scan[s].frame;
+        let k = b.k.min(63);
+        let mode = b.mode as u32;
+        let chroma = u32::from(fc > 0);
+        let quant = &b.quant[usize::from(b.frame[fc].quant)];
+        let (pa, pl) = b.edge_predictions(k, quant);
+        let z = usize::from(ZIGZAG[k]);
+        let (r, c) = (z / 8, z % 8);
+        let pred = if k == 0 {
+            (pa + pl) / 2 - b.scan[s].dc_pred
+        } else {
+            match (r, c) {
+                (0, _) => pa,
+                (_, 0) => pl,
+                _ => (pa + pl) / 2,
+            }
+        };
+        let (pa, pl) = if k == 0 {
+            let p = b.scan[s].dc_pred;
+            (pa - p, pl - p)
+        } else {
+            (pa, pl)
+        };
+        // Nonzero coefficients so far in this block's row and column.
+        let (mut zu, mut zv) = (0u32, 0u32);
+        for t in 0..8 {
+            zu += u32::from(b.coef[usize::from(UNZIGZAG[r * 8 + t])] != 0);
+            zv += u32::from(b.coef[usize::from(UNZIGZAG[t * 8 + c])] != 0);
+        }
+        let lnz = |blk: &[i32; 64]| blk.iter().rposition(|&v| v != 0).unwrap_or(0) as u32;
+        let (la, ll) = (lnz(&b.above), lnz(&b.left));
+        // The block of the scan component before (Cb for Cr, luma for Cb).
+        let cross = if s > 0 && s - 1 < self.last.len() {
+            self.last[s - 1][k]
+        } else {
+            0
+        };
+        let mag = b.above[k].unsigned_abs() + b.left[k].unsigned_abs();
+        let mag = 32 - (mag + pa.unsigned_abs() / 2 + pl.unsigned_abs() / 2).leading_zeros();
+        let run = (b.k - b.last_nz.min(b.k)).min(15) as u32;
+        let c1 = if k > 0 { b.coef[k - 1].clamp(-7, 7) } else { 0 };
+        let c2 = if k > 1 { b.coef[k - 2].clamp(-7, 7) } else { 0 };
+        let qk = 32 - u32::from(quant[k]).leading_zeros();
+        let nz = b.nz.min(15);
+        let sum = 32 - b.abs_sum.leading_zeros();
+        let size = if matches!(b.mode, Mode::DcExtra | Mode::AcExtra) {
+            b.size
+        } else {
+            0
+        };
+        let kk = (mode << 1 | chroma) << 6 | k as u32;
+        let vals = [
+            hash2(kk, fine(pa)),
+            hash2(kk, fine(pl)),
+            hash2(kk, fine(pred) << 4 | nz.min(7)),
+            hash2(kk, bucket(pa) << 10 | bucket(pl) << 5 | bucket(pred)),
+            hash2(kk, zu << 4 | zv << 8 | nz),
+            hash2(kk, la << 6 | ll << 12 | run),
+            hash2(kk, bucket(cross) << 5 | bucket(pred) | (s as u32) << 10),
+            hash2(kk, mag << 4 | run),
+            hash2(kk, sum << 10 | nz << 6 | b.last_nz as u32),
+            hash2(kk, ((c1 + 7) as u32) << 4 | (c2 + 7) as u32),
+            hash2(mode << 1 | chroma, qk << 8 | fine(pred)),
+            hash2(mode, bucket(pred) << 8 | u32::from(k == 0)),
+        ];
+        for (j, (c, v)) in self.ctx.iter_mut().zip(vals).enumerate() {
+            *c = hash2(hash2(v, size), j as u32 + 0x7A00);
+        }
+        self.pred = pred;
+        self.apm_ctx = [
+            hash2(kk, size),
+            hash2(mode << 8 | fine(pred), size << 4 | nz.min(7)),
+        ];
+    }
+
+    /// Keeps `last` (each scan component's last block) up to date: called
+    /// before each prediction; a block ended when the decoder moved on.
+    fn track_blocks(&mut self) {
+        let b = &self.base;
+        if self.last.len() != b.scan.len() {
+            self.last = vec![[0; 64]; b.scan.len()];
+            self.at_block = (b.block, b.mcu);
+        }
+        if (b.block, b.mcu) != self.at_block {
+            // The block before the current one in the MCU (or the previous
+            // MCU's last) is complete: its row entry holds it.
+            let n = b.mcu_blocks.len();
+            let prev = (b.block + n - 1) % n;
+            let (s, h, _) = b.mcu_blocks[prev];
+            let mcu = if b.block == 0 {
+                b.mcu.saturating_sub(1)
+            } else {
+                b.mcu
+            };
+            let sc = &b.scan[s];
+            let col = if n == 1 && b.scan.len() == 1 {
+                mcu % b.mcus_x
+            } else {
+                (mcu % b.mcus_x) * usize::from(b.frame[sc.frame].h) + h
+            };
+            if let Some(row) = sc.rows.get(col) {
+                for (d, &x) in self.last[s].iter_mut().zip(row) {
+                    *d = i32::from(x);
+                }
+            }
+            self.at_block = (b.block, b.mcu);
+        }
+    }
+}
+
+/// A signed value in 6 bits: exact below 16, then two steps per octave
+/// (magnitude), plus 32 if negative.
+#[inline]
+fn fine(v: i32) -> u32 {
+    let m = v.unsigned_abs();
+    let b = if m < 16 {
+        m
+    } else {
+        let l = 31 - m.leading_zeros(); // >= 4
+        (16 + 2 * (l - 4) + ((m >> (l - 1)) & 1)).min(31)
+    };
+    if v < 0 { b | 32 } else { b }
+}
+
+impl Default for Jpeg7Contexts {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ContextModel for Jpeg7Contexts {
+    fn contexts(&self) -> usize {
+        self.base.contexts()
+    }
+
+    fn hashes(&self, ctx: &ByteCtx<'_>, out: &mut [u32]) {
+        self.base.hashes(ctx, out);
+    }
+
+    fn selector_size(&self) -> usize {
+        self.base.selector_size()
+    }
+
+    fn selector(&self, ctx: &ByteCtx<'_>) -> usize {
+        self.base.selector(ctx)
+    }
+
+    fn bit_inputs(&self) -> usize {
+        BIT_INPUTS
+    }
+
+    fn begin_byte(&mut self, ctx: &ByteCtx<'_>) {
+        self.base.begin_byte(ctx);
+    }
+
+    fn predict_bit(&mut self, c0: u32, i: u32, out: &mut [i32]) {
+        let n5 = jpeg::CONTEXTS;
+        let mut b5 = [0i32; jpeg::BIT_INPUTS];
+        self.base.predict_bit(c0, i, &mut b5);
+        out[..n5].copy_from_slice(&b5[..n5]);
+        self.predicted = self.base.predicted;
+        if !self.predicted {
+            out.fill(0);
+            return;
+        }
+        self.track_blocks();
+        if self.seen != self.base.codes {
+            self.seen = self.base.codes;
+            self.contexts7();
+        }
+        let hs = self.base.bit_state();
+        let mut x = [0i32; MIX_INPUTS];
+        x[..jpeg::MIX_INPUTS].copy_from_slice(&self.base.inputs);
+        let first = jpeg::MIX_INPUTS;
+        for j in 0..CONTEXTS {
+            let i = (hash2(self.ctx[j], hs) >> (32 - TABLE_BITS)) as usize;
+            self.idx[j] = i;
+            let e = self.table[i];
+            let p = if e & 1023 == 0 { 0 } else { stretch(e >> 16) };
+            x[first + j] = p;
+            x[first + CONTEXTS + j] = self.maps[j].stretched(self.states[i]);
+        }
+        let b = &self.base;
+        let chroma = usize::from(b.scan[b.scan_component()].frame > 0);
+        let mode = b.mode as usize;
+        let k = b.k.min(63);
+        let extra = if matches!(b.mode, Mode::DcExtra | Mode::AcExtra) {
+            b.size as usize
+        } else {
+            0
+        };
+        let prefix = match b.mode {
+            Mode::DcCode | Mode::AcCode if b.len < 8 => (1 << b.len) | b.code as usize & 255,
+            Mode::DcCode | Mode::AcCode => 0,
+            _ => 256 + (extra.min(15) << 4 | b.len.min(15)),
+        };
+        let sets = [
+            (chroma * 4 + mode) * 64 + k,
+            ((chroma * 4 + mode) * 17 + b.len.min(16)) * 16 + extra.min(15),
+            (mode * 16 + b.nz.min(15) as usize) * 64 + fine(self.pred) as usize,
+            (mode * 2 + chroma) * 512 + prefix,
+        ];
+        let mut f = [0i32; FINAL_INPUTS];
+        for (j, (m, &set)) in self.mixers.iter_mut().zip(&sets).enumerate() {
+            f[j] = m.mix(x, set);
+        }
+        f[MIXERS] = b5[jpeg::CONTEXTS];
+        f[MIXERS + 1] = b5[jpeg::CONTEXTS + 1];
+        f[MIXERS + 2] = 256;
+        let d = self.fin.mix(f, sets[0]);
+        let mask = (1 << APM_BITS) - 1;
+        let p1 = self
+            .apm1
+            .refine_stretched(d, hash2(self.apm_ctx[0], hs) as usize & mask);
+        let p2 = self
+            .apm2
+            .refine_stretched(d, hash2(self.apm_ctx[1], hs) as usize & mask);
+        let p = (2 * squash(d) + p1 + p2 + 2) / 4;
+        out[n5] = d;
+        out[n5 + 1] = stretch(p.clamp(1, 65535));
+    }
+
+    fn update_bit(&mut self, bit: u32) {
+        if self.predicted {
+            for (&i, map) in self.idx.iter().zip(&mut self.maps) {
+                let s = self.states[i];
+                map.update(s, bit, 1023);
+                self.states[i] = STATES.next(s, bit);
+                let e = self.table[i];
+                let n = e & 1023;
+                let p = i64::from(e >> 10);
+                let target = i64::from(bit) << 22;
+                let p = p + (target - p) * 2 / (2 * i64::from(n) + 3);
+                self.table[i] = (p as u32) << 10 | (n + u32::from(n < LIMIT));
+            }
+            for m in &mut self.mixers {
+                m.update(bit);
+            }
+            self.fin.update(bit);
+            self.apm1.update(bit);
+            self.apm2.update(bit);
+            self.predicted = false;
+        }
+        self.base.update_bit(bit);
+    }
+
+    fn observe(&mut self, data: &[u8], pos: usize, byte: u8) {
+        self.base.observe(data, pos, byte);
+    }
+
+    fn detected(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs the family over `data` (which starts with `FF D8 FF`) as the
+    /// model would, adding each input's cost in bytes to `cost` and the
+    /// final probability's cost per (mode, zigzag index, code or extra
+    /// bit) to `profile`.
+    fn follow(data: &[u8]) -> Jpeg7Contexts {
+        let mut j = Jpeg7Contexts::new();
+        for &b in &data[3..] {
+            j.base.active = j.base.phase == jpeg::Phase::Scan && !j.base.after_ff;
+            for i in (0..8).rev() {
+                let bit = u32::from(b >> i) & 1;
+                let mut out = [0i32; BIT_INPUTS];
+                j.predict_bit(0, i, &mut out);
+                if j.predicted {
+                    let cost = |x: i32| {
+                        let p = f64::from(squash(x)) / 65536.0;
+                        -(if bit == 1 { p } else { 1.0 - p }).log2() / 8.0
+                    };
+                    for (c, &x) in out.iter().enumerate() {
+                        j.cost[c] += cost(x);
+                    }
+                    let at = (j.base.mode as usize * 64 + j.base.k.min(63)) * 2;
+                    j.profile[at] += cost(out[BIT_INPUTS - 1]);
+                    j.profile[at + 1] += 1.0 / 8.0;
+                }
+                j.update_bit(bit);
+            }
+            j.observe(&[], 0, b);
+        }
+        j
+    }
+
+    /// A real baseline JPEG (tests/golden/inputs).
+    const JPEG: &[u8] = include_bytes!("../../../../tests/golden/inputs/fireworks.crop128x96.jpg");
+
+    #[test]
+    fn the_final_mix_beats_revision_5s_mixers() {
+        let j = follow(JPEG);
+        assert!(j.base.finished);
+        let j5 = jpeg::tests::follow(JPEG);
+        let r5 = j5.cost[jpeg::CONTEXTS].min(j5.cost[jpeg::CONTEXTS + 1]);
+        let r7 = j.cost[BIT_INPUTS - 1];
+        assert!(r7 < r5, "revision 7 {r7:.0} vs revision 5 {r5:.0} bytes");
+        // A damaged scan stops the family without a panic.
+        let mut bad = JPEG.to_vec();
+        let n = bad.len();
+        bad[n - 300..n - 200].fill(0xFE);
+        follow(&bad);
+    }
+
+    #[test]
+    fn fine_buckets_keep_small_values_and_signs() {
+        assert_eq!(fine(0), 0);
+        assert_eq!(fine(15), 15);
+        assert_eq!(fine(-1), 33);
+        assert_eq!(fine(16), 16);
+        assert_eq!(fine(24), 17);
+        assert_eq!(fine(32), 18);
+        assert_eq!(fine(1 << 20), 31);
+    }
+
+    /// Where the bits go: `SEP_JPEG_PROFILE=FILE cargo test --release -p
+    /// sep-cm --lib jpeg7 -- --ignored --nocapture` prints the bytes of
+    /// the family's final probability per mode and zigzag band.
+    #[test]
+    #[ignore]
+    fn profile() {
+        let Ok(path) = std::env::var("SEP_JPEG_PROFILE") else {
+            return;
+        };
+        let data = std::fs::read(path).unwrap();
+        let j = follow(&data);
+        let names = ["DC code", "DC extra", "AC code", "AC extra"];
+        println!("inputs (bytes): {:?}", j.cost.map(|c| c.round()));
+        for (m, name) in names.iter().enumerate() {
+            let mut line = format!("{name:>9}:");
+            for band in [0..1, 1..3, 3..6, 6..10, 10..15, 15..28, 28..45, 45..64] {
+                let (mut c, mut n) = (0.0, 0.0);
+                for k in band.clone() {
+                    c += j.profile[(m * 64 + k) * 2];
+                    n += j.profile[(m * 64 + k) * 2 + 1];
+                }
+                line += &format!(" {}-{}: {c:.0}/{n:.0}", band.start, band.end - 1);
+            }
+            println!("{line}");
+        }
+    }
+}
