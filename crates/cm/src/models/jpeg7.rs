@@ -14,12 +14,12 @@
 use super::jpeg::{self, JpegContexts, Mode, UNZIGZAG, ZIGZAG, bucket};
 use super::{ByteCtx, ContextModel, hash2};
 use crate::apm::Apm;
-use crate::logistic::{squash, stretch};
+use crate::logistic::stretch;
 use crate::prim::{Mixer, StateMap};
 use crate::state::STATES;
 
 /// Bits of the new contexts' probability table index.
-const TABLE_BITS: u32 = 22;
+const TABLE_BITS: u32 = 23;
 
 /// New contexts per bit.
 const CONTEXTS: usize = 12;
@@ -44,10 +44,11 @@ const FINAL_SETS: usize = 2 * 4 * 64;
 /// Contexts of each APM.
 const APM_BITS: u32 = 16;
 
-/// Mixer inputs per bit (the model takes at most 16 per family):
-/// revision 5's 14 contexts' probabilities, the final mixer's output and
-/// the APMs' refined probability.
-const BIT_INPUTS: usize = jpeg::CONTEXTS + 2;
+/// Mixer inputs per bit: the first-layer mixers' outputs, revision 5's
+/// two mixers' outputs, the final mixer's output and the APMs' refined
+/// probability (revision 5's contexts' probabilities add only noise to the
+/// model's mixer once they are mixed here).
+const BIT_INPUTS: usize = MIXERS + 4;
 
 /// Count limit of a table entry's adaptation rate.
 const LIMIT: u32 = 1023;
@@ -57,6 +58,10 @@ pub(crate) const MEMORY: u64 = (5 << TABLE_BITS)
     + ((MIX_SETS[0] + MIX_SETS[1] + MIX_SETS[2] + MIX_SETS[3]) * MIX_INPUTS * 4) as u64
     + (FINAL_SETS * FINAL_INPUTS * 4) as u64
     + 2 * 2 * 33 * (1 << APM_BITS);
+
+fn knob(name: &str, d: i32) -> i32 {
+    std::env::var(name).map_or(d, |v| v.parse().unwrap())
+}
 
 /// The JPEG family of revision 7.
 #[derive(Debug, Clone)]
@@ -103,9 +108,9 @@ impl Jpeg7Contexts {
             pred: 0,
             mixers: MIX_SETS
                 .iter()
-                .map(|&n| Mixer::new(n, 2, 1 << 10))
+                .map(|&n| Mixer::new(n, knob("LR1", 3), 1 << 10))
                 .collect(),
-            fin: Mixer::new(FINAL_SETS, 2, 65536 / 6),
+            fin: Mixer::new(FINAL_SETS, knob("LR2", 2), 65536 / 6),
             apm1: Apm::new(1 << APM_BITS, 7),
             apm2: Apm::new(1 << APM_BITS, 7),
             apm_ctx: [0; 2],
@@ -279,10 +284,8 @@ impl ContextModel for Jpeg7Contexts {
     }
 
     fn predict_bit(&mut self, c0: u32, i: u32, out: &mut [i32]) {
-        let n5 = jpeg::CONTEXTS;
         let mut b5 = [0i32; jpeg::BIT_INPUTS];
         self.base.predict_bit(c0, i, &mut b5);
-        out[..n5].copy_from_slice(&b5[..n5]);
         self.predicted = self.base.predicted;
         if !self.predicted {
             out.fill(0);
@@ -340,9 +343,10 @@ impl ContextModel for Jpeg7Contexts {
         let p2 = self
             .apm2
             .refine_stretched(d, hash2(self.apm_ctx[1], hs) as usize & mask);
-        let p = (2 * squash(d) + p1 + p2 + 2) / 4;
-        out[n5] = d;
-        out[n5 + 1] = stretch(p.clamp(1, 65535));
+        let p = (p1 + p2 + 1) / 2;
+        out[..MIXERS + 2].copy_from_slice(&f[..MIXERS + 2]);
+        out[MIXERS + 2] = d;
+        out[MIXERS + 3] = stretch(p.clamp(1, 65535));
     }
 
     fn update_bit(&mut self, bit: u32) {
@@ -381,6 +385,7 @@ impl ContextModel for Jpeg7Contexts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::logistic::squash;
 
     /// Runs the family over `data` (which starts with `FF D8 FF`) as the
     /// model would, adding each input's cost in bytes to `cost` and the
