@@ -73,7 +73,7 @@ pub(crate) const UNZIGZAG: [u8; 64] = {
 /// `1024 * C(u) * cos(u * pi / 16)` (C(0) = 1/sqrt(2), else 1): a
 /// coefficient's weight in the DCT basis on a block's first row or column
 /// of pixels; on the last one it is the same times `(-1)^u`.
-const EDGE: [i64; 8] = [724, 1004, 946, 851, 724, 569, 392, 200];
+pub(crate) const EDGE: [i64; 8] = [724, 1004, 946, 851, 724, 569, 392, 200];
 
 /// A Huffman table from a DHT segment, for decoding one bit at a time.
 #[derive(Debug, Clone)]

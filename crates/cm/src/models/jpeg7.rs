@@ -11,7 +11,7 @@
 //! adaptive probabilities, the final mixer's output and the APMs' refined
 //! probability.
 
-use super::jpeg::{self, JpegContexts, Mode, UNZIGZAG, ZIGZAG, bucket};
+use super::jpeg::{self, EDGE, JpegContexts, Mode, UNZIGZAG, ZIGZAG, bucket};
 use super::{ByteCtx, ContextModel, hash2};
 use crate::apm::Apm;
 use crate::logistic::stretch;
@@ -22,7 +22,7 @@ use crate::state::STATES;
 const TABLE_BITS: u32 = 23;
 
 /// New contexts per bit.
-const CONTEXTS: usize = 12;
+const CONTEXTS: usize = 16;
 
 /// Inputs of the first-layer mixers: revision 5's 29 and each new
 /// context's adaptive probability and bit history's probability.
@@ -61,6 +61,39 @@ pub(crate) const MEMORY: u64 = (5 << TABLE_BITS)
 
 fn knob(name: &str, d: i32) -> i32 {
     std::env::var(name).map_or(d, |v| v.parse().unwrap())
+}
+
+/// `1024 * C(u) * cos(13 * u * pi / 16)`: a coefficient's weight in the
+/// DCT basis on a block's next-to-last row or column of pixels (that of
+/// the last one is `EDGE[u] * (-1)^u`).
+const NEXT_TO_LAST: [i64; 8] = [724, -851, 392, 200, -724, 1004, -946, 569];
+
+/// Predictions of the coefficient at zigzag index `k` of `b`'s current
+/// block (quantised; at `k = 0` the DC itself) from the block above and
+/// from the block to the left, like revision 5's edge predictions but with
+/// the neighbour's edge extrapolated by its gradient: this block's first
+/// pixel row (column) in the coefficient's column (row) frequency is taken
+/// as `2 * last - next_to_last` of the neighbour's rows (columns), less
+/// what this block's coefficients decoded so far contribute.
+fn gradient_predictions(b: &JpegContexts, k: usize, quant: &[u16; 64]) -> (i32, i32) {
+    let z = usize::from(ZIGZAG[k]);
+    let (r, c) = (z / 8, z % 8);
+    let side = |nbr: &[i32; 64], fixed: usize, own: usize, vertical: bool| {
+        let mut num = 0i64;
+        for t in 0..8 {
+            let n = if vertical { t * 8 + fixed } else { fixed * 8 + t };
+            let zz = usize::from(UNZIGZAG[n]);
+            let q = i64::from(quant[zz].max(1));
+            let last = if t % 2 == 1 { -EDGE[t] } else { EDGE[t] };
+            num += i64::from(nbr[zz]) * q * (2 * last - NEXT_TO_LAST[t]);
+            if t != own {
+                num -= i64::from(b.coef[zz]) * q * EDGE[t];
+            }
+        }
+        let den = EDGE[own] * i64::from(quant[k].max(1));
+        (num / den).clamp(-2048, 2047) as i32
+    };
+    (side(&b.above, c, r, true), side(&b.left, r, c, false))
 }
 
 /// The JPEG family of revision 7.
@@ -145,11 +178,18 @@ impl Jpeg7Contexts {
                 _ => (pa + pl) / 2,
             }
         };
-        let (pa, pl) = if k == 0 {
+        let (ga, gl) = gradient_predictions(b, k, quant);
+        let gpred = match (r, c) {
+            _ if k == 0 => (ga + gl) / 2 - b.scan[s].dc_pred,
+            (0, _) => ga,
+            (_, 0) => gl,
+            _ => (ga + gl) / 2,
+        };
+        let (pa, pl, ga, gl) = if k == 0 {
             let p = b.scan[s].dc_pred;
-            (pa - p, pl - p)
+            (pa - p, pl - p, ga - p, gl - p)
         } else {
-            (pa, pl)
+            (pa, pl, ga, gl)
         };
         // Nonzero coefficients so far in this block's row and column.
         let (mut zu, mut zv) = (0u32, 0u32);
@@ -192,6 +232,10 @@ impl Jpeg7Contexts {
             hash2(kk, ((c1 + 7) as u32) << 4 | (c2 + 7) as u32),
             hash2(mode << 1 | chroma, qk << 8 | fine(pred)),
             hash2(mode, bucket(pred) << 8 | u32::from(k == 0)),
+            hash2(kk, fine(ga)),
+            hash2(kk, fine(gl)),
+            hash2(kk, fine(gpred) << 6 | fine(pred)),
+            hash2(kk, fine(pa) << 6 | fine(pl)),
         ];
         for (j, (c, v)) in self.ctx.iter_mut().zip(vals).enumerate() {
             *c = hash2(hash2(v, size), j as u32 + 0x7A00);
