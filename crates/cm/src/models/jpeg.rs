@@ -236,6 +236,9 @@ pub(crate) struct JpegContexts {
     /// Codes (and extra bits) started so far: a change tells revision 7's
     /// family to compute its contexts again.
     pub(crate) codes: u32,
+    /// Whether the two mixers run (revision 5: always; revision 7's family
+    /// mixes the inputs itself).
+    pub(crate) own_mixers: bool,
     #[cfg(test)]
     pub(crate) cost: [f64; BIT_INPUTS],
 }
@@ -286,6 +289,7 @@ impl JpegContexts {
             predicted: false,
             inputs: [0; MIX_INPUTS],
             codes: 0,
+            own_mixers: true,
             #[cfg(test)]
             cost: [0.0; BIT_INPUTS],
         }
@@ -916,8 +920,10 @@ impl ContextModel for JpegContexts {
             0
         };
         let set2 = ((chroma * 4 + mode) * 17 + self.len.min(16)) * 16 + extra.min(15);
-        out[CONTEXTS] = self.mix1.mix(x, set1);
-        out[CONTEXTS + 1] = self.mix2.mix(x, set2);
+        if self.own_mixers {
+            out[CONTEXTS] = self.mix1.mix(x, set1);
+            out[CONTEXTS + 1] = self.mix2.mix(x, set2);
+        }
         self.inputs = x;
     }
 
@@ -934,8 +940,10 @@ impl ContextModel for JpegContexts {
                 let p = p + (target - p) * 2 / (2 * i64::from(n) + 3);
                 self.table[i] = (p as u32) << 10 | (n + u32::from(n < LIMIT));
             }
-            self.mix1.update(bit);
-            self.mix2.update(bit);
+            if self.own_mixers {
+                self.mix1.update(bit);
+                self.mix2.update(bit);
+            }
             self.predicted = false;
         }
         if self.decoding() {

@@ -15,10 +15,11 @@ use super::jpeg::{self, EDGE, JpegContexts, Mode, UNZIGZAG, ZIGZAG, bucket};
 use super::{ByteCtx, ContextModel, hash2};
 use crate::apm::Apm;
 use crate::logistic::stretch;
-use crate::prim::{Mixer, StateMap};
+use crate::prim::{AdaptiveProbs, Mixer, StateMap};
 use crate::state::STATES;
 
-/// Bits of the new contexts' probability table index.
+/// Bits of the new contexts' probability table index (`default`'s line,
+/// revision 7); the `max` line (revision 8) takes one more.
 const TABLE_BITS: u32 = 23;
 
 /// New contexts per bit.
@@ -29,14 +30,13 @@ const CONTEXTS: usize = 16;
 const MIX_INPUTS: usize = jpeg::MIX_INPUTS + 2 * CONTEXTS;
 
 /// First-layer mixers.
-const MIXERS: usize = 4;
+const MIXERS: usize = 2;
 
 /// Weight sets of each first-layer mixer.
-const MIX_SETS: [usize; MIXERS] = [2 * 4 * 64, 2 * 4 * 17 * 16, 4 * 16 * 64, 4 * 2 * 512];
+const MIX_SETS: [usize; MIXERS] = [2 * 4 * 64, 4 * 2 * 512];
 
-/// Inputs of the final mixer: the first layer, revision 5's two mixers and
-/// a bias.
-const FINAL_INPUTS: usize = MIXERS + 3;
+/// Inputs of the final mixer: the first layer and a bias.
+const FINAL_INPUTS: usize = MIXERS + 1;
 
 /// Weight sets of the final mixer: (chroma, mode, zigzag index).
 const FINAL_SETS: usize = 2 * 4 * 64;
@@ -48,20 +48,20 @@ const APM_BITS: u32 = 16;
 /// two mixers' outputs, the final mixer's output and the APMs' refined
 /// probability (revision 5's contexts' probabilities add only noise to the
 /// model's mixer once they are mixed here).
-const BIT_INPUTS: usize = MIXERS + 4;
+const BIT_INPUTS: usize = MIXERS + 2;
 
 /// Count limit of a table entry's adaptation rate.
 const LIMIT: u32 = 1023;
 
-/// Bytes the family allocates on top of revision 5's (models/jpeg.rs).
+/// Bytes the family allocates on top of revision 5's (models/jpeg.rs) at
+/// revision 7 (revision 8: [`MEMORY_MAX_LINE`] more).
 pub(crate) const MEMORY: u64 = (5 << TABLE_BITS)
-    + ((MIX_SETS[0] + MIX_SETS[1] + MIX_SETS[2] + MIX_SETS[3]) * MIX_INPUTS * 4) as u64
+    + ((MIX_SETS[0] + MIX_SETS[1]) * MIX_INPUTS * 4) as u64
     + (FINAL_SETS * FINAL_INPUTS * 4) as u64
     + 2 * 2 * 33 * (1 << APM_BITS);
 
-fn knob(name: &str, d: i32) -> i32 {
-    std::env::var(name).map_or(d, |v| v.parse().unwrap())
-}
+/// The larger table of revision 8.
+pub(crate) const MEMORY_MAX_LINE: u64 = 5 << TABLE_BITS;
 
 /// `1024 * C(u) * cos(13 * u * pi / 16)`: a coefficient's weight in the
 /// DCT basis on a block's next-to-last row or column of pixels (that of
@@ -81,7 +81,11 @@ fn gradient_predictions(b: &JpegContexts, k: usize, quant: &[u16; 64]) -> (i32, 
     let side = |nbr: &[i32; 64], fixed: usize, own: usize, vertical: bool| {
         let mut num = 0i64;
         for t in 0..8 {
-            let n = if vertical { t * 8 + fixed } else { fixed * 8 + t };
+            let n = if vertical {
+                t * 8 + fixed
+            } else {
+                fixed * 8 + t
+            };
             let zz = usize::from(UNZIGZAG[n]);
             let q = i64::from(quant[zz].max(1));
             let last = if t % 2 == 1 { -EDGE[t] } else { EDGE[t] };
@@ -105,11 +109,9 @@ pub(crate) struct Jpeg7Contexts {
     seen: u32,
     ctx: [u32; CONTEXTS],
     idx: [usize; CONTEXTS],
-    table: Vec<u32>,
+    table: AdaptiveProbs,
     states: Vec<u8>,
     maps: Vec<StateMap>,
-    /// Selector contexts of the mixers and APMs, per code.
-    pred: i32,
     mixers: Vec<Mixer<MIX_INPUTS>>,
     fin: Mixer<FINAL_INPUTS>,
     apm1: Apm,
@@ -117,6 +119,8 @@ pub(crate) struct Jpeg7Contexts {
     /// Contexts of the APMs for the current code (bit state added per bit).
     apm_ctx: [u32; 2],
     predicted: bool,
+    /// Bits of the table index.
+    bits: u32,
     /// The last block decoded of each scan component (zigzag order).
     last: Vec<[i32; 64]>,
     /// `base.block` and `base.mcu` when `last` was last brought up to date.
@@ -128,22 +132,27 @@ pub(crate) struct Jpeg7Contexts {
 }
 
 impl Jpeg7Contexts {
-    /// The family right after a block's `FF D8 FF`.
-    pub fn new() -> Self {
+    /// The family right after a block's `FF D8 FF`; `max_line`: revision
+    /// 8 (a larger table).
+    pub fn new(max_line: bool) -> Self {
+        let bits = TABLE_BITS + u32::from(max_line);
+        let mut base = JpegContexts::new();
+        // Revision 5's two mixers are not run: the inputs are mixed here.
+        base.own_mixers = false;
         Jpeg7Contexts {
-            base: JpegContexts::new(),
+            base,
             seen: 0,
             ctx: [0; CONTEXTS],
             idx: [0; CONTEXTS],
-            table: vec![1 << 31; 1 << TABLE_BITS],
-            states: vec![0; 1 << TABLE_BITS],
+            table: AdaptiveProbs::new(1 << bits, LIMIT),
+            states: vec![0; 1 << bits],
+            bits,
             maps: vec![StateMap::default(); CONTEXTS],
-            pred: 0,
             mixers: MIX_SETS
                 .iter()
-                .map(|&n| Mixer::new(n, knob("LR1", 3), 1 << 10))
+                .map(|&n| Mixer::new(n, 3, 1 << 10))
                 .collect(),
-            fin: Mixer::new(FINAL_SETS, knob("LR2", 2), 65536 / 6),
+            fin: Mixer::new(FINAL_SETS, 2, 65536 / MIXERS as i32),
             apm1: Apm::new(1 << APM_BITS, 7),
             apm2: Apm::new(1 << APM_BITS, 7),
             apm_ctx: [0; 2],
@@ -240,7 +249,6 @@ impl Jpeg7Contexts {
         for (j, (c, v)) in self.ctx.iter_mut().zip(vals).enumerate() {
             *c = hash2(hash2(v, size), j as u32 + 0x7A00);
         }
-        self.pred = pred;
         self.apm_ctx = [
             hash2(kk, size),
             hash2(mode << 8 | fine(pred), size << 4 | nz.min(7)),
@@ -296,12 +304,6 @@ fn fine(v: i32) -> u32 {
     if v < 0 { b | 32 } else { b }
 }
 
-impl Default for Jpeg7Contexts {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl ContextModel for Jpeg7Contexts {
     fn contexts(&self) -> usize {
         self.base.contexts()
@@ -345,10 +347,13 @@ impl ContextModel for Jpeg7Contexts {
         x[..jpeg::MIX_INPUTS].copy_from_slice(&self.base.inputs);
         let first = jpeg::MIX_INPUTS;
         for j in 0..CONTEXTS {
-            let i = (hash2(self.ctx[j], hs) >> (32 - TABLE_BITS)) as usize;
+            let i = (hash2(self.ctx[j], hs) >> (32 - self.bits)) as usize;
             self.idx[j] = i;
-            let e = self.table[i];
-            let p = if e & 1023 == 0 { 0 } else { stretch(e >> 16) };
+            let p = if self.table.count(i) == 0 {
+                0
+            } else {
+                self.table.stretched(i)
+            };
             x[first + j] = p;
             x[first + CONTEXTS + j] = self.maps[j].stretched(self.states[i]);
         }
@@ -368,17 +373,13 @@ impl ContextModel for Jpeg7Contexts {
         };
         let sets = [
             (chroma * 4 + mode) * 64 + k,
-            ((chroma * 4 + mode) * 17 + b.len.min(16)) * 16 + extra.min(15),
-            (mode * 16 + b.nz.min(15) as usize) * 64 + fine(self.pred) as usize,
             (mode * 2 + chroma) * 512 + prefix,
         ];
         let mut f = [0i32; FINAL_INPUTS];
         for (j, (m, &set)) in self.mixers.iter_mut().zip(&sets).enumerate() {
             f[j] = m.mix(x, set);
         }
-        f[MIXERS] = b5[jpeg::CONTEXTS];
-        f[MIXERS + 1] = b5[jpeg::CONTEXTS + 1];
-        f[MIXERS + 2] = 256;
+        f[MIXERS] = 256;
         let d = self.fin.mix(f, sets[0]);
         let mask = (1 << APM_BITS) - 1;
         let p1 = self
@@ -388,9 +389,9 @@ impl ContextModel for Jpeg7Contexts {
             .apm2
             .refine_stretched(d, hash2(self.apm_ctx[1], hs) as usize & mask);
         let p = (p1 + p2 + 1) / 2;
-        out[..MIXERS + 2].copy_from_slice(&f[..MIXERS + 2]);
-        out[MIXERS + 2] = d;
-        out[MIXERS + 3] = stretch(p.clamp(1, 65535));
+        out[..MIXERS].copy_from_slice(&f[..MIXERS]);
+        out[MIXERS] = d;
+        out[MIXERS + 1] = stretch(p.clamp(1, 65535));
     }
 
     fn update_bit(&mut self, bit: u32) {
@@ -399,12 +400,7 @@ impl ContextModel for Jpeg7Contexts {
                 let s = self.states[i];
                 map.update(s, bit, 1023);
                 self.states[i] = STATES.next(s, bit);
-                let e = self.table[i];
-                let n = e & 1023;
-                let p = i64::from(e >> 10);
-                let target = i64::from(bit) << 22;
-                let p = p + (target - p) * 2 / (2 * i64::from(n) + 3);
-                self.table[i] = (p as u32) << 10 | (n + u32::from(n < LIMIT));
+                self.table.update(i, bit);
             }
             for m in &mut self.mixers {
                 m.update(bit);
@@ -436,7 +432,7 @@ mod tests {
     /// final probability's cost per (mode, zigzag index, code or extra
     /// bit) to `profile`.
     fn follow(data: &[u8]) -> Jpeg7Contexts {
-        let mut j = Jpeg7Contexts::new();
+        let mut j = Jpeg7Contexts::new(false);
         for &b in &data[3..] {
             j.base.active = j.base.phase == jpeg::Phase::Scan && !j.base.after_ff;
             for i in (0..8).rev() {
