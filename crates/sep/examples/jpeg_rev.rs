@@ -3,7 +3,7 @@
 //! for each file and revision, the archive with transforms (the smaller of
 //! the lepton-segmented and the untransformed block is kept), without
 //! transforms (the untransformed block: the JPEG family of that revision),
-//! lepton's output size (the transformed block before the model), which one won, the compress CPU time, and a
+//! lepton's output size (the transformed block before the model), which one won, the compress wall time, and a
 //! check that the archive decodes to the file.
 //!
 //! `cargo run --release -p sep --example jpeg_rev -- 5,7,6,8 FILE...`
@@ -19,7 +19,7 @@ fn main() {
         .split(',')
         .map(|r| r.parse().expect("a revision"))
         .collect();
-    println!("file\trevision\tauto\traw\tlepton\tkept\tcpu_s");
+    println!("file\trevision\tauto\traw\tlepton\tkept\twall_s");
     for path in args {
         let data = std::fs::read(&path).expect("readable file");
         let name = std::path::Path::new(&path)
