@@ -388,7 +388,7 @@ impl ContextModel for Jpeg7Contexts {
         let p2 = self
             .apm2
             .refine_stretched(d, hash2(self.apm_ctx[1], hs) as usize & mask);
-        let p = (p1 + p2 + 1) / 2;
+        let p = (p1 + p2).div_ceil(2);
         out[..MIXERS].copy_from_slice(&f[..MIXERS]);
         out[MIXERS] = d;
         out[MIXERS + 1] = stretch(p.clamp(1, 65535));
