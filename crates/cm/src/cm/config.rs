@@ -115,6 +115,11 @@ impl CmConfig {
             // Revision 5, JPEG (FORMAT 4.16.4): the JPEG family's probability
             // table, mixers and coefficient rows (models/jpeg.rs).
             + if self.revision >= 5 { crate::models::jpeg::MEMORY } else { 0 }
+            // Revision 7, JPEG (FORMAT 4.18.2): the revision-7 JPEG family's
+            // table, mixers and APMs, on top of revision 5's (models/jpeg7.rs).
+            + if self.since(7) { crate::models::jpeg7::MEMORY } else { 0 }
+            // Revision 8, JPEG (FORMAT 4.19.2): that family's table doubled.
+            + if self.since(8) { crate::models::jpeg7::MEMORY_MAX_LINE } else { 0 }
             // Revision 6 text (FORMAT 4.17.1-2): the confidence inputs make
             // the mixer two blocks of 32 weights (the class selector's
             // second block, 2 MiB) and its class-and-partial-byte selector

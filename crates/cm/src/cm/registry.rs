@@ -16,6 +16,7 @@ use crate::models::float4::Float4Contexts;
 use crate::models::image::ImageContexts;
 use crate::models::indirect::IndirectContexts;
 use crate::models::jpeg::JpegContexts;
+use crate::models::jpeg7::Jpeg7Contexts;
 use crate::models::m68k::WordBeContexts;
 use crate::models::m68k5::M68k5Contexts;
 use crate::models::matchctx::MatchContexts;
@@ -63,6 +64,13 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
 /// revision-1 model detects the kind of a block (doc/FORMAT.md 4.11).
 pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
     match kind {
+        // Revision 7 (doc/FORMAT.md 4.18.2): the JPEG family of revision 7
+        // (revision 8: its larger table), with order 1 only (the longer
+        // orders only add noise in a scan).
+        DataKind::Jpeg if config.since(7) => vec![
+            Box::new(OrderContexts::new(0b1, 0)),
+            Box::new(Jpeg7Contexts::new(config.since(8))),
+        ],
         // Revision 5 (doc/FORMAT.md 4.16.4): the JPEG family.
         DataKind::Jpeg => vec![
             Box::new(OrderContexts::new(config.orders, config.long)),

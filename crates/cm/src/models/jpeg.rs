@@ -27,14 +27,14 @@ use crate::state::STATES;
 const TABLE_BITS: u32 = 22;
 
 /// Contexts per bit (each one mixer input through the table).
-const CONTEXTS: usize = 14;
+pub(crate) const CONTEXTS: usize = 14;
 
 /// Inputs of the family's own mixers: each context's adaptive probability
 /// and its bit history's, and a bias.
-const MIX_INPUTS: usize = 2 * CONTEXTS + 1;
+pub(crate) const MIX_INPUTS: usize = 2 * CONTEXTS + 1;
 
 /// Mixer inputs per bit: the contexts and the two mixers' outputs.
-const BIT_INPUTS: usize = CONTEXTS + 2;
+pub(crate) const BIT_INPUTS: usize = CONTEXTS + 2;
 
 /// Weight sets of the first mixer: (chroma, mode, zigzag index).
 const MIX1_SETS: usize = 2 * 4 * 64;
@@ -53,14 +53,14 @@ pub(crate) const MEMORY: u64 =
     (5 << TABLE_BITS) + ((MIX1_SETS + MIX2_SETS) * MIX_INPUTS * 4) as u64 + (4 << 22);
 
 /// The natural (row-major) position of each zigzag index.
-const ZIGZAG: [u8; 64] = [
+pub(crate) const ZIGZAG: [u8; 64] = [
     0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20,
     13, 6, 7, 14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59,
     52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
 ];
 
 /// The zigzag index of each natural position.
-const UNZIGZAG: [u8; 64] = {
+pub(crate) const UNZIGZAG: [u8; 64] = {
     let mut t = [0u8; 64];
     let mut k = 0;
     while k < 64 {
@@ -73,11 +73,11 @@ const UNZIGZAG: [u8; 64] = {
 /// `1024 * C(u) * cos(u * pi / 16)` (C(0) = 1/sqrt(2), else 1): a
 /// coefficient's weight in the DCT basis on a block's first row or column
 /// of pixels; on the last one it is the same times `(-1)^u`.
-const EDGE: [i64; 8] = [724, 1004, 946, 851, 724, 569, 392, 200];
+pub(crate) const EDGE: [i64; 8] = [724, 1004, 946, 851, 724, 569, 392, 200];
 
 /// A Huffman table from a DHT segment, for decoding one bit at a time.
 #[derive(Debug, Clone)]
-struct Huffman {
+pub(crate) struct Huffman {
     /// Smallest and largest code of each length (max -1: none).
     min_code: [i32; 17],
     max_code: [i32; 17],
@@ -125,31 +125,31 @@ impl Huffman {
 
 /// A frame component (SOF).
 #[derive(Debug, Clone, Copy, Default)]
-struct Component {
-    id: u8,
-    h: u8,
-    v: u8,
-    quant: u8,
+pub(crate) struct Component {
+    pub(crate) id: u8,
+    pub(crate) h: u8,
+    pub(crate) v: u8,
+    pub(crate) quant: u8,
 }
 
 /// A component of the current scan.
 #[derive(Debug, Clone)]
-struct ScanComponent {
+pub(crate) struct ScanComponent {
     /// Index in the frame.
-    frame: usize,
-    dc: usize,
-    ac: usize,
+    pub(crate) frame: usize,
+    pub(crate) dc: usize,
+    pub(crate) ac: usize,
     /// Blocks per row of this component in the scan.
-    width: usize,
+    pub(crate) width: usize,
     /// The last block decoded in each column (zigzag order).
-    rows: Vec<[i16; 64]>,
+    pub(crate) rows: Vec<[i16; 64]>,
     /// DC prediction (the previous block's DC).
-    dc_pred: i32,
+    pub(crate) dc_pred: i32,
 }
 
 /// Where the family is in the stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
+pub(crate) enum Phase {
     /// Expecting `FF` before a marker.
     MarkerFf,
     /// After `FF`: the marker's code.
@@ -168,7 +168,7 @@ enum Phase {
 
 /// What the bits being read are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
+pub(crate) enum Mode {
     DcCode = 0,
     DcExtra = 1,
     AcCode = 2,
@@ -178,60 +178,69 @@ enum Mode {
 /// The JPEG family.
 #[derive(Debug, Clone)]
 pub(crate) struct JpegContexts {
-    phase: Phase,
-    marker: u8,
-    remaining: usize,
-    payload: Vec<u8>,
-    quant: [[u16; 64]; 4],
+    pub(crate) phase: Phase,
+    pub(crate) marker: u8,
+    pub(crate) remaining: usize,
+    pub(crate) payload: Vec<u8>,
+    pub(crate) quant: [[u16; 64]; 4],
     /// DC tables 0..4, AC tables 4..8.
-    huffman: Vec<Option<Huffman>>,
-    frame: Vec<Component>,
-    width: usize,
-    height: usize,
+    pub(crate) huffman: Vec<Option<Huffman>>,
+    pub(crate) frame: Vec<Component>,
+    pub(crate) width: usize,
+    pub(crate) height: usize,
     /// The scan's components, and the blocks of one MCU: (scan component,
     /// h, v).
-    scan: Vec<ScanComponent>,
-    mcu_blocks: Vec<(usize, usize, usize)>,
-    mcus_x: usize,
-    mcus: usize,
-    mcu: usize,
-    block: usize,
+    pub(crate) scan: Vec<ScanComponent>,
+    pub(crate) mcu_blocks: Vec<(usize, usize, usize)>,
+    pub(crate) mcus_x: usize,
+    pub(crate) mcus: usize,
+    pub(crate) mcu: usize,
+    pub(crate) block: usize,
     /// The scan's byte before was `FF`.
-    after_ff: bool,
+    pub(crate) after_ff: bool,
     /// All MCUs decoded: the scan's padding is left.
-    finished: bool,
+    pub(crate) finished: bool,
     /// The current byte holds scan bits.
-    active: bool,
-    mode: Mode,
-    code: i32,
-    len: usize,
-    size: u32,
-    extra: u32,
+    pub(crate) active: bool,
+    pub(crate) mode: Mode,
+    pub(crate) code: i32,
+    pub(crate) len: usize,
+    pub(crate) size: u32,
+    pub(crate) extra: u32,
     /// Zigzag index of the next coefficient.
-    k: usize,
+    pub(crate) k: usize,
     /// This block's coefficients (zigzag order), the block above and left.
-    coef: [i32; 64],
-    above: [i32; 64],
-    left: [i32; 64],
+    pub(crate) coef: [i32; 64],
+    pub(crate) above: [i32; 64],
+    pub(crate) left: [i32; 64],
     /// Nonzero coefficients of the above and left blocks at zigzag
     /// index `k` or later.
-    nbr_nz: [u8; 65],
-    nz: u32,
-    last_nz: usize,
-    abs_sum: u32,
+    pub(crate) nbr_nz: [u8; 65],
+    pub(crate) nz: u32,
+    pub(crate) last_nz: usize,
+    pub(crate) abs_sum: u32,
     /// Per-coefficient contexts and this bit's table entries.
-    ctx: [u32; CONTEXTS],
-    idx: [usize; CONTEXTS],
-    table: Vec<u32>,
+    pub(crate) ctx: [u32; CONTEXTS],
+    pub(crate) idx: [usize; CONTEXTS],
+    pub(crate) table: Vec<u32>,
     /// Each entry's bit history (`state.rs`) and each context's map of
     /// histories to probabilities.
-    states: Vec<u8>,
-    maps: Vec<StateMap>,
-    mix1: Mixer<MIX_INPUTS>,
-    mix2: Mixer<MIX_INPUTS>,
-    predicted: bool,
+    pub(crate) states: Vec<u8>,
+    pub(crate) maps: Vec<StateMap>,
+    pub(crate) mix1: Mixer<MIX_INPUTS>,
+    pub(crate) mix2: Mixer<MIX_INPUTS>,
+    pub(crate) predicted: bool,
+    /// The last bit's inputs of the two mixers (read by revision 7's
+    /// family, `jpeg7.rs`, which mixes them again).
+    pub(crate) inputs: [i32; MIX_INPUTS],
+    /// Codes (and extra bits) started so far: a change tells revision 7's
+    /// family to compute its contexts again.
+    pub(crate) codes: u32,
+    /// Whether the two mixers run (revision 5: always; revision 7's family
+    /// mixes the inputs itself).
+    pub(crate) own_mixers: bool,
     #[cfg(test)]
-    cost: [f64; BIT_INPUTS],
+    pub(crate) cost: [f64; BIT_INPUTS],
 }
 
 impl JpegContexts {
@@ -278,6 +287,9 @@ impl JpegContexts {
             mix1: Mixer::new(MIX1_SETS, 2, 1 << 11),
             mix2: Mixer::new(MIX2_SETS, 2, 1 << 11),
             predicted: false,
+            inputs: [0; MIX_INPUTS],
+            codes: 0,
+            own_mixers: true,
             #[cfg(test)]
             cost: [0.0; BIT_INPUTS],
         }
@@ -574,6 +586,7 @@ impl JpegContexts {
         self.code = 0;
         self.len = 0;
         self.extra = 0;
+        self.codes = self.codes.wrapping_add(1);
         self.coefficient_contexts();
     }
 
@@ -618,7 +631,7 @@ impl JpegContexts {
         }
     }
 
-    fn scan_component(&self) -> usize {
+    pub(crate) fn scan_component(&self) -> usize {
         self.mcu_blocks[self.block].0
     }
 
@@ -780,7 +793,7 @@ impl JpegContexts {
     /// of that neighbour in the coefficient's column (row) frequency, from
     /// the neighbour's coefficients and this block's ones decoded so far
     /// (those not decoded yet count as 0).
-    fn edge_predictions(&self, k: usize, quant: &[u16; 64]) -> (i32, i32) {
+    pub(crate) fn edge_predictions(&self, k: usize, quant: &[u16; 64]) -> (i32, i32) {
         let z = usize::from(ZIGZAG[k]);
         let (r, c) = (z / 8, z % 8);
         let side = |nbr: &[i32; 64], fixed: usize, own: usize, vertical: bool| {
@@ -807,7 +820,7 @@ impl JpegContexts {
 
     /// The position in the code being read, hashed with every context.
     #[inline]
-    fn bit_state(&self) -> u32 {
+    pub(crate) fn bit_state(&self) -> u32 {
         match self.mode {
             Mode::DcCode | Mode::AcCode => (self.len as u32) << 16 | self.code as u32 & 0xFFFF,
             Mode::DcExtra | Mode::AcExtra => {
@@ -819,7 +832,7 @@ impl JpegContexts {
 
     /// Whether the current byte's bits are scan data being decoded.
     #[inline]
-    fn decoding(&self) -> bool {
+    pub(crate) fn decoding(&self) -> bool {
         self.active && self.phase == Phase::Scan && !self.finished
     }
 }
@@ -827,7 +840,7 @@ impl JpegContexts {
 /// A coefficient (or difference) in `-15..=15`: exact up to 7, then the
 /// sign with 8 plus the magnitude's bit length beyond 3.
 #[inline]
-fn bucket(v: i32) -> u32 {
+pub(crate) fn bucket(v: i32) -> u32 {
     let m = v.unsigned_abs();
     let b = if m <= 7 {
         m
@@ -907,8 +920,11 @@ impl ContextModel for JpegContexts {
             0
         };
         let set2 = ((chroma * 4 + mode) * 17 + self.len.min(16)) * 16 + extra.min(15);
-        out[CONTEXTS] = self.mix1.mix(x, set1);
-        out[CONTEXTS + 1] = self.mix2.mix(x, set2);
+        if self.own_mixers {
+            out[CONTEXTS] = self.mix1.mix(x, set1);
+            out[CONTEXTS + 1] = self.mix2.mix(x, set2);
+        }
+        self.inputs = x;
     }
 
     fn update_bit(&mut self, bit: u32) {
@@ -924,8 +940,10 @@ impl ContextModel for JpegContexts {
                 let p = p + (target - p) * 2 / (2 * i64::from(n) + 3);
                 self.table[i] = (p as u32) << 10 | (n + u32::from(n < LIMIT));
             }
-            self.mix1.update(bit);
-            self.mix2.update(bit);
+            if self.own_mixers {
+                self.mix1.update(bit);
+                self.mix2.update(bit);
+            }
             self.predicted = false;
         }
         if self.decoding() {

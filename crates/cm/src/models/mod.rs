@@ -25,6 +25,7 @@ pub(crate) mod float4;
 pub(crate) mod image;
 pub(crate) mod indirect;
 pub(crate) mod jpeg;
+pub(crate) mod jpeg7;
 pub(crate) mod m68k;
 pub(crate) mod m68k5;
 pub(crate) mod matchctx;
