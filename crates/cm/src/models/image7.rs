@@ -523,7 +523,7 @@ impl Image7Contexts {
                 ch * 256 + (qres(r_w) * 15 + qres(r_n)) as usize,
                 ch * 256 + texture as usize,
                 ch * 256 + (qp * 15 + qres(r_w)) as usize,
-                ch * 256 + ((ols[0] & 15) as usize) << 4 | eb as usize,
+                ch * 256 + (((ols[0] & 15) as usize) << 4 | eb as usize),
             ],
             fine: [
                 ols[0],
