@@ -132,6 +132,9 @@ impl CmConfig {
             // Revision 6, x86 code (4.17.3): the last operand of each
             // instruction form, 2^14 u32.
             + if self.since(6) { 4 << 14 } else { 0 }
+            // Revision 8, 24/32-bit images (4.19.3): the image family's
+            // tables, APM, mixer, OLS and residual ring (models/image7.rs).
+            + if self.since(8) { crate::models::image7::MEMORY } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

@@ -14,6 +14,7 @@ use crate::models::detect::DataKind;
 use crate::models::float::FloatContexts;
 use crate::models::float4::Float4Contexts;
 use crate::models::image::ImageContexts;
+use crate::models::image7::Image7Contexts;
 use crate::models::indirect::IndirectContexts;
 use crate::models::jpeg::JpegContexts;
 use crate::models::jpeg7::Jpeg7Contexts;
@@ -116,6 +117,11 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
         DataKind::Audio(a) => vec![
             Box::new(OrderContexts::new(0, 0)),
             Box::new(AudioContexts::new(a)),
+        ],
+        // Revision 8 (doc/FORMAT.md 4.19.3): 24- and 32-bit pixels.
+        DataKind::Image(i) if config.since(8) && matches!(i.pixel_bytes, 3 | 4) => vec![
+            Box::new(OrderContexts::new(0b1, 0)),
+            Box::new(Image7Contexts::new(i)),
         ],
         DataKind::Image(i) if config.revision >= 4 => vec![
             Box::new(OrderContexts::new(0b1, 0)),

@@ -23,6 +23,7 @@ pub(crate) mod expected;
 pub(crate) mod float;
 pub(crate) mod float4;
 pub(crate) mod image;
+pub(crate) mod image7;
 pub(crate) mod indirect;
 pub(crate) mod jpeg;
 pub(crate) mod jpeg7;
