@@ -127,6 +127,9 @@ impl CmConfig {
             // Revision 6, x86 code (4.17.3): the last operand of each
             // instruction form, 2^14 u32.
             + if self.since(6) { 4 << 14 } else { 0 }
+            // Revision 7, spreadsheets (4.18.4): the cell family's per-bit
+            // tables (models/biff7.rs).
+            + if self.since(7) { crate::models::biff7::MEMORY } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

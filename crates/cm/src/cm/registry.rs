@@ -8,6 +8,7 @@ use crate::models::ContextModel;
 use crate::models::audio::AudioContexts;
 use crate::models::audio4::Audio4Contexts;
 use crate::models::biff::BiffContexts;
+use crate::models::biff7::Biff7Contexts;
 use crate::models::bilevel::BilevelContexts;
 use crate::models::bilevel4::Bilevel4Contexts;
 use crate::models::detect::DataKind;
@@ -85,6 +86,10 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             Box::new(Bilevel4Contexts::new(width)),
         ],
         DataKind::Bilevel(width) => generic_with(Box::new(BilevelContexts::new(width)), config),
+        // Revision 7 (doc/FORMAT.md 4.18.4): spreadsheet cell contexts.
+        DataKind::Biff(ty, len) if config.since(7) => {
+            generic_with(Box::new(Biff7Contexts::new(ty, len, 4)), config)
+        }
         DataKind::Biff(ty, len) => generic_with(Box::new(BiffContexts::new(ty, len, 4)), config),
         DataKind::Float(f) => {
             let mut v: Vec<Box<dyn ContextModel>> = vec![
