@@ -11,6 +11,7 @@ use crate::models::biff::BiffContexts;
 use crate::models::biff7::Biff7Contexts;
 use crate::models::bilevel::BilevelContexts;
 use crate::models::bilevel4::Bilevel4Contexts;
+use crate::models::bilevel7::Bilevel7Contexts;
 use crate::models::detect::DataKind;
 use crate::models::float::FloatContexts;
 use crate::models::float4::Float4Contexts;
@@ -81,6 +82,11 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
         }
         DataKind::ResourceFork => generic_with(Box::new(WordBeContexts), config),
         DataKind::X86 => generic_with(Box::new(X86Contexts::new()), config),
+        // Revision 7 (doc/FORMAT.md 4.18.4): runs and wide templates.
+        DataKind::Bilevel(width) if config.since(7) => vec![
+            Box::new(OrderContexts::new(0b11, 0)),
+            Box::new(Bilevel7Contexts::new(width)),
+        ],
         DataKind::Bilevel(width) if config.revision >= 4 => vec![
             Box::new(OrderContexts::new(0b11, 0)),
             Box::new(Bilevel4Contexts::new(width)),

@@ -271,7 +271,7 @@ impl ContextModel for Biff7Contexts {
         if self.cell && self.offset >= 4 {
             self.col as usize & 1023
         } else {
-            1024 + self.offset.clamp(-4, 59) as usize + 4
+            1024 + (self.offset.clamp(-4, 59) + 4) as usize
         }
     }
 
@@ -291,7 +291,7 @@ impl ContextModel for Biff7Contexts {
             *b = h[j];
         }
         let col = self.current_col() as usize & (COLUMNS - 1);
-        self.mix_ctx = [col, self.offset.clamp(-4, 59) as usize + 4];
+        self.mix_ctx = [col, (self.offset.clamp(-4, 59) + 4) as usize];
     }
 
     fn predict_bit(&mut self, c0: u32, i: u32, out: &mut [i32]) {

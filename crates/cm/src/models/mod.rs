@@ -19,6 +19,7 @@ pub(crate) mod biff;
 pub(crate) mod biff7;
 pub(crate) mod bilevel;
 pub(crate) mod bilevel4;
+pub(crate) mod bilevel7;
 pub(crate) mod detect;
 pub(crate) mod expected;
 pub(crate) mod float;
