@@ -135,6 +135,12 @@ impl CmConfig {
             // Revision 8, 24/32-bit images (4.19.3): the image family's
             // tables, APM, mixer, OLS and residual ring (models/image7.rs).
             + if self.since(8) { crate::models::image7::MEMORY } else { 0 }
+            // Revision 7, spreadsheets (4.18.4): the cell family's per-bit
+            // tables (models/biff7.rs).
+            + if self.since(7) { crate::models::biff7::MEMORY } else { 0 }
+            // Revision 7, bi-level images (4.18.4): the new templates' slow
+            // and fast tables, the family's mixer and APM (models/bilevel7.rs).
+            + if self.since(7) { crate::models::bilevel7::MEMORY } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

@@ -8,8 +8,10 @@ use crate::models::ContextModel;
 use crate::models::audio::AudioContexts;
 use crate::models::audio4::Audio4Contexts;
 use crate::models::biff::BiffContexts;
+use crate::models::biff7::Biff7Contexts;
 use crate::models::bilevel::BilevelContexts;
 use crate::models::bilevel4::Bilevel4Contexts;
+use crate::models::bilevel7::Bilevel7Contexts;
 use crate::models::detect::DataKind;
 use crate::models::float::FloatContexts;
 use crate::models::float4::Float4Contexts;
@@ -89,11 +91,20 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
         }
         DataKind::ResourceFork => generic_with(Box::new(WordBeContexts), config),
         DataKind::X86 => generic_with(Box::new(X86Contexts::new()), config),
+        // Revision 7 (doc/FORMAT.md 4.18.4): runs and wide templates.
+        DataKind::Bilevel(width) if config.since(7) => vec![
+            Box::new(OrderContexts::new(0b11, 0)),
+            Box::new(Bilevel7Contexts::new(width)),
+        ],
         DataKind::Bilevel(width) if config.revision >= 4 => vec![
             Box::new(OrderContexts::new(0b11, 0)),
             Box::new(Bilevel4Contexts::new(width)),
         ],
         DataKind::Bilevel(width) => generic_with(Box::new(BilevelContexts::new(width)), config),
+        // Revision 7 (doc/FORMAT.md 4.18.4): spreadsheet cell contexts.
+        DataKind::Biff(ty, len) if config.since(7) => {
+            generic_with(Box::new(Biff7Contexts::new(ty, len, 4)), config)
+        }
         DataKind::Biff(ty, len) => generic_with(Box::new(BiffContexts::new(ty, len, 4)), config),
         DataKind::Float(f) => {
             let mut v: Vec<Box<dyn ContextModel>> = vec![

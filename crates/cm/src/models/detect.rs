@@ -61,10 +61,17 @@ pub(crate) struct Detector {
     forks: bool,
     /// Look for JPEGs (CM revision 5).
     jpegs: bool,
+    /// Look for bi-level bitmaps by their rows before [`STATISTICS_LEN`]
+    /// (CM revision 7, [`Detector::observe_rows`]).
+    rows: bool,
 }
 
 /// Bytes after which the statistics decide.
 pub(crate) const STATISTICS_LEN: usize = 1 << 16;
+/// Revision 7: bytes between two looks for rows ([`Detector::observe_rows`]).
+pub(crate) const ROWS_STEP: usize = 1024;
+/// Revision 7: the bytes before such a look that it counts.
+pub(crate) const ROWS_WINDOW: usize = 8192;
 
 impl Detector {
     /// Walks the detector's state (`snapshot.rs`).
@@ -97,6 +104,7 @@ impl Detector {
             narrow: false,
             forks: false,
             jpegs: false,
+            rows: false,
         }
     }
 
@@ -107,6 +115,7 @@ impl Detector {
     pub fn for_revision(revision: u8) -> Self {
         Detector {
             jpegs: revision >= 5,
+            rows: crate::revision_has(revision, 7),
             floats: revision >= 2,
             bitmaps: revision >= 4,
             narrow: revision >= 4,
@@ -122,6 +131,9 @@ impl Detector {
     /// unless 60% of the bytes so far (of the first [`STATISTICS_LEN`])
     /// were zero: that is left to the bi-level test.
     pub fn observe_floats(&mut self, data: &[u8], pos: usize) -> Option<DataKind> {
+        if let Some(kind) = self.observe_rows(data, pos) {
+            return Some(kind);
+        }
         let end = pos + 1;
         if !self.floats
             || self.found
@@ -145,6 +157,55 @@ impl Detector {
         });
         self.found = kind.is_some();
         kind
+    }
+
+    /// Revision 7: whether the single stream starting at 0 whose bytes end
+    /// at `pos` is a bi-level bitmap, decided from its rows before the
+    /// record detector finds them. Looked at when `pos + 1` is a multiple of
+    /// [`ROWS_STEP`] up to [`STATISTICS_LEN`], no kind was found before and
+    /// at least 60% of the bytes so far were zero: among the last 512
+    /// non-zero bytes of the last [`ROWS_WINDOW`] bytes (at least 256), count for each
+    /// distance `w` of 16 to 1024 those whose byte `w` before is non-zero
+    /// too (ink above ink). A bitmap with rows of `w` bytes has one clear
+    /// peak: the best count is at least 80% of the non-zero bytes and twice
+    /// the average count, and at most 8 distances come within 90% of it
+    /// (data of 2- or 4-byte numbers peaks at every multiple). The rows are
+    /// the shortest such distance.
+    pub fn observe_rows(&mut self, data: &[u8], pos: usize) -> Option<DataKind> {
+        let end = pos + 1;
+        if !self.rows
+            || self.found
+            || end > STATISTICS_LEN
+            || !end.is_multiple_of(ROWS_STEP)
+            || (self.zeros as usize) * 10 < end * 6
+        {
+            return None;
+        }
+        let mut ink: Vec<usize> = (end.saturating_sub(ROWS_WINDOW)..end)
+            .rev()
+            .filter(|&p| data[p] != 0)
+            .take(512)
+            .collect();
+        ink.reverse();
+        if ink.len() < 256 {
+            return None;
+        }
+        let (lo, hi) = (16usize, 1024usize);
+        let scores: Vec<u32> = (lo..=hi)
+            .map(|w| ink.iter().filter(|&&p| p >= w && data[p - w] != 0).count() as u32)
+            .collect();
+        let best = scores.iter().copied().max().unwrap_or(0);
+        let sum: u64 = scores.iter().map(|&s| u64::from(s)).sum();
+        let near = scores.iter().filter(|&&s| s * 10 >= best * 9).count();
+        let clear = u64::from(best) * 10 >= ink.len() as u64 * 8
+            && u64::from(best) * scores.len() as u64 >= 2 * sum
+            && near <= 8;
+        if !clear {
+            return None;
+        }
+        let w = lo + scores.iter().position(|&s| s * 10 >= best * 9)?;
+        self.found = true;
+        Some(DataKind::Bilevel(w))
     }
 
     /// Sees the byte coded at `pos`; returns the block's kind when a header
@@ -311,6 +372,58 @@ mod tests {
         assert_eq!(feed5(&jpeg, 6), [(2, DataKind::Jpeg)]);
         assert!(feed5(&jpeg, 4).is_empty(), "revision 4 does not look");
         assert!(feed5(&[0, 0xFF, 0xD8, 0xFF, 0xE0], 5).is_empty());
+    }
+
+    /// What a revision-`revision` detector finds in `data` by statistics and
+    /// rows (as the model calls it), with the position.
+    fn rows_in(data: &[u8], revision: u8) -> Option<(usize, DataKind)> {
+        let mut d = Detector::for_revision(revision);
+        (0..data.len()).find_map(|pos| {
+            d.observe_statistics(pos, data[pos], 0)
+                .or_else(|| d.observe_floats(data, pos))
+                .map(|k| (pos, k))
+        })
+    }
+
+    #[test]
+    fn revision_7_finds_rows_of_ink_early() {
+        // Rows of 200 bytes: 30 blank rows, then blobs of ink 24 rows high
+        // and a byte wide, at random columns.
+        let (w, rows) = (200usize, 300usize);
+        let mut img = vec![0u8; w * rows];
+        let mut s = 0x9E37_79B9u32;
+        for y in 30..rows {
+            for x in 0..w {
+                s ^= s << 13;
+                s ^= s >> 17;
+                s ^= s << 5;
+                let h = (x as u32).wrapping_mul(0x9E37_79B1)
+                    ^ ((y / 24) as u32).wrapping_mul(0x85EB_CA77);
+                let blob = h.rotate_left(7).wrapping_mul(0xC2B2_AE3D) >> 29 == 0;
+                if blob && !s.is_multiple_of(16) {
+                    img[y * w + x] = (s >> 8) as u8 | 1;
+                }
+            }
+        }
+        let (pos, kind) = rows_in(&img, 7).expect("rows found");
+        assert_eq!(kind, DataKind::Bilevel(w));
+        assert!(pos < STATISTICS_LEN, "found at {pos}");
+        assert!(
+            rows_in(&img, 5).is_none(),
+            "revision 5 waits for the record detector"
+        );
+        // 32-bit numbers below 256 (75% zero bytes) peak at every multiple
+        // of 4: no rows.
+        let words: Vec<u8> = (0..STATISTICS_LEN as u32)
+            .map(|i| {
+                if i % 4 != 0 {
+                    0
+                } else {
+                    (i / 4 % 97) as u8 | 1
+                }
+            })
+            .collect();
+        assert!(rows_in(&words, 7).is_none());
     }
 
     #[test]
