@@ -127,6 +127,10 @@ impl CmConfig {
             // Revision 6, x86 code (4.17.3): the last operand of each
             // instruction form, 2^14 u32.
             + if self.since(6) { 4 << 14 } else { 0 }
+            // Revision 7 and 8, words (FORMAT 4.18.7, 4.19.7): the word
+            // family's successor table and, at revision 8, its run table
+            // (its contexts' state maps are counted in `slots` above).
+            + if self.since(7) { crate::models::words8::Words8Contexts::memory(self.since(8)) } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the
