@@ -141,6 +141,10 @@ impl CmConfig {
             // Revision 7, bi-level images (4.18.4): the new templates' slow
             // and fast tables, the family's mixer and APM (models/bilevel7.rs).
             + if self.since(7) { crate::models::bilevel7::MEMORY } else { 0 }
+            // Revision 7 and 8, words (FORMAT 4.18.7, 4.19.7): the word
+            // family's successor table and, at revision 8, its run table
+            // (its contexts' state maps are counted in `slots` above).
+            + if self.since(7) { crate::models::words8::Words8Contexts::memory(self.since(8)) } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

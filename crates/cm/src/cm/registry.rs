@@ -31,6 +31,7 @@ use crate::models::record::RecordContexts;
 use crate::models::sparse::SparseContexts;
 use crate::models::text::TextContexts;
 use crate::models::word::WordContexts;
+use crate::models::words8::Words8Contexts;
 use crate::models::x86::X86Contexts;
 use crate::models::x86_4::X86v4Contexts;
 use crate::models::x86_5::X86v5Contexts;
@@ -59,6 +60,11 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
     }
     if config.record {
         f.push(Box::new(RecordContexts));
+    }
+    // Revisions 7 and 8 (doc/FORMAT.md 4.18.7, 4.19.7): word, line,
+    // markup and code-point contexts after the text family's.
+    if config.word && config.since(7) {
+        f.push(Box::new(Words8Contexts::new(config.since(8))));
     }
     f
 }

@@ -41,6 +41,7 @@ pub(crate) mod record;
 pub(crate) mod sparse;
 pub(crate) mod text;
 pub(crate) mod word;
+pub(crate) mod words8;
 pub(crate) mod x86;
 pub(crate) mod x86_4;
 pub(crate) mod x86_5;
