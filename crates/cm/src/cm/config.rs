@@ -127,6 +127,9 @@ impl CmConfig {
             // Revision 6, x86 code (4.17.3): the last operand of each
             // instruction form, 2^14 u32.
             + if self.since(6) { 4 << 14 } else { 0 }
+            // Revisions 7 and 8, x86 and 68000 code (4.18.5): the larger of
+            // the two families' tables and selectors (one kind per block).
+            + if self.since(7) { crate::models::x86_7::MEMORY.max(crate::models::m68k7::MEMORY) } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

@@ -19,6 +19,7 @@ pub(crate) mod biff;
 pub(crate) mod bilevel;
 pub(crate) mod bilevel4;
 pub(crate) mod detect;
+pub(crate) mod elf7;
 pub(crate) mod expected;
 pub(crate) mod float;
 pub(crate) mod float4;
@@ -27,6 +28,7 @@ pub(crate) mod indirect;
 pub(crate) mod jpeg;
 pub(crate) mod m68k;
 pub(crate) mod m68k5;
+pub(crate) mod m68k7;
 pub(crate) mod matchctx;
 pub(crate) mod ols;
 pub(crate) mod order;
@@ -40,6 +42,7 @@ pub(crate) mod word;
 pub(crate) mod x86;
 pub(crate) mod x86_4;
 pub(crate) mod x86_5;
+pub(crate) mod x86_7;
 
 /// What a family sees of the byte about to be coded.
 pub(crate) struct ByteCtx<'a> {
