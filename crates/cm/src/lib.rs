@@ -72,3 +72,8 @@ pub use mixer2::Mixer2;
 pub use order2::{Order2, Order2Params};
 pub use prim::{AdaptiveProbs, Mixer, StateMap};
 pub use state::{NUM_STATES, STATES, StateTable};
+
+/// The instruction part of each byte of x86 code as the CM's decoder reads
+/// it (for cost dumps such as `sep`'s `cost_dump` example; not a stable API).
+#[doc(hidden)]
+pub use models::x86_4::x86_roles;

@@ -22,6 +22,7 @@ use crate::models::jpeg::JpegContexts;
 use crate::models::jpeg7::Jpeg7Contexts;
 use crate::models::m68k::WordBeContexts;
 use crate::models::m68k5::M68k5Contexts;
+use crate::models::m68k7::M68k7Contexts;
 use crate::models::matchctx::MatchContexts;
 use crate::models::order::OrderContexts;
 use crate::models::pixel::PixelContexts;
@@ -35,6 +36,7 @@ use crate::models::words8::Words8Contexts;
 use crate::models::x86::X86Contexts;
 use crate::models::x86_4::X86v4Contexts;
 use crate::models::x86_5::X86v5Contexts;
+use crate::models::x86_7::X86v7Contexts;
 
 /// The hashed-context families of a configuration, in mixer order: the
 /// registration list of the v1 model.
@@ -85,11 +87,24 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             Box::new(OrderContexts::new(config.orders, config.long)),
             Box::new(JpegContexts::new()),
         ],
+        // Revisions 7 and 8 (doc/FORMAT.md 4.18.5): x86 history and ELF
+        // layout contexts (with revision 6's operand contexts at 8).
+        DataKind::X86 if config.since(7) => {
+            generic_with(Box::new(X86v7Contexts::new(config.since(6))), config)
+        }
         // Revision 6 (doc/FORMAT.md 4.17.3): x86 operand contexts.
         DataKind::X86 if config.since(6) => generic_with(Box::new(X86v5Contexts::new()), config),
         // Revision 4 (doc/FORMAT.md 4.15.4): x86 and 68000 code.
         DataKind::X86 if config.revision >= 4 => {
             generic_with(Box::new(X86v4Contexts::new()), config)
+        }
+        // Revisions 7 and 8 (doc/FORMAT.md 4.18.5): more 68000 contexts,
+        // the indirect and match contexts.
+        DataKind::ResourceFork if config.since(7) => {
+            let mut f = generic_with(Box::new(M68k7Contexts::new()), config);
+            f.push(Box::new(IndirectContexts::new()));
+            f.push(Box::new(MatchContexts));
+            f
         }
         // Revision 5 (doc/FORMAT.md 4.16.3): 68000 instruction contexts.
         DataKind::ResourceFork if config.revision >= 5 => {

@@ -153,30 +153,30 @@ pub(crate) fn extension_words(w: u16) -> u8 {
 /// APM's byte.
 #[derive(Debug, Clone)]
 pub(crate) struct M68k5Contexts {
-    words: WordBeContexts,
+    pub(crate) words: WordBeContexts,
     /// Block position of the next resource's length (from the header's
     /// data offset on; 0 before the header is complete).
-    next_resource: usize,
+    pub(crate) next_resource: usize,
     /// Block position where the current resource's words start (its parity
     /// aligns the words).
-    word_base: usize,
+    pub(crate) word_base: usize,
     /// Words of the current resource's header still to skip.
-    skip: u8,
+    pub(crate) skip: u8,
     /// The high byte of the word being read.
-    high: u16,
+    pub(crate) high: u16,
     /// Extension words of the current instruction left, and how many it
     /// has (0 at an opcode word).
-    ext_left: u8,
-    ext_count: u8,
+    pub(crate) ext_left: u8,
+    pub(crate) ext_count: u8,
     /// The current opcode word and the three before it.
-    op: u16,
-    prev: [u16; 3],
+    pub(crate) op: u16,
+    pub(crate) prev: [u16; 3],
     /// The extension words so far of the current instruction (the last
     /// two).
-    ext: u32,
+    pub(crate) ext: u32,
     /// The first extension word of the last instruction with each opcode
     /// word.
-    last_ext: Vec<u16>,
+    pub(crate) last_ext: Vec<u16>,
 }
 
 impl M68k5Contexts {
@@ -220,7 +220,7 @@ impl M68k5Contexts {
 
     /// The next word's place: 0 for an opcode word, else the extension
     /// word's number (1 to 4); 7 in a resource's header.
-    fn slot(&self) -> u32 {
+    pub(crate) fn slot(&self) -> u32 {
         if self.skip > 0 {
             7
         } else if self.ext_left == 0 {
@@ -231,7 +231,7 @@ impl M68k5Contexts {
     }
 
     /// Whether the byte at `pos` is a word's low byte.
-    fn low(&self, pos: usize) -> bool {
+    pub(crate) fn low(&self, pos: usize) -> bool {
         (pos ^ self.word_base) & 1 == 1
     }
 }

@@ -21,6 +21,7 @@ pub(crate) mod bilevel;
 pub(crate) mod bilevel4;
 pub(crate) mod bilevel7;
 pub(crate) mod detect;
+pub(crate) mod elf7;
 pub(crate) mod expected;
 pub(crate) mod float;
 pub(crate) mod float4;
@@ -31,6 +32,7 @@ pub(crate) mod jpeg;
 pub(crate) mod jpeg7;
 pub(crate) mod m68k;
 pub(crate) mod m68k5;
+pub(crate) mod m68k7;
 pub(crate) mod matchctx;
 pub(crate) mod ols;
 pub(crate) mod order;
@@ -45,6 +47,7 @@ pub(crate) mod words8;
 pub(crate) mod x86;
 pub(crate) mod x86_4;
 pub(crate) mod x86_5;
+pub(crate) mod x86_7;
 
 /// What a family sees of the byte about to be coded.
 pub(crate) struct ByteCtx<'a> {

@@ -49,28 +49,28 @@ const PLOCK: u32 = 32;
 pub(crate) struct X86v4Contexts {
     role: Role,
     /// Displacement and immediate bytes left, and their sizes.
-    disp_left: u8,
-    imm_left: u8,
-    disp_size: u8,
-    imm_size: u8,
+    pub(crate) disp_left: u8,
+    pub(crate) imm_left: u8,
+    pub(crate) disp_size: u8,
+    pub(crate) imm_size: u8,
     /// Byte index of the next byte in the instruction.
-    index: u8,
+    pub(crate) index: u8,
     /// Prefix bits (`P66`...) and the REX byte (0: none).
-    prefixes: u32,
-    rex: u32,
+    pub(crate) prefixes: u32,
+    pub(crate) rex: u32,
     /// The current instruction's opcode, ModRM (0x100 | byte once read) and
     /// SIB (likewise); the two previous instructions' opcodes (with their
     /// REX.W as bit 12) and the previous ModRM.
-    opcode: u32,
-    modrm: u32,
-    sib: u32,
-    prev_op: u32,
-    prev2_op: u32,
-    prev_modrm: u32,
+    pub(crate) opcode: u32,
+    pub(crate) modrm: u32,
+    pub(crate) sib: u32,
+    pub(crate) prev_op: u32,
+    pub(crate) prev2_op: u32,
+    pub(crate) prev_modrm: u32,
     /// The operand bytes read so far (little-endian, the last 4), and the
     /// operand of the last E8 (call) instruction.
-    operand: u32,
-    last_call: u32,
+    pub(crate) operand: u32,
+    pub(crate) last_call: u32,
 }
 
 impl X86v4Contexts {
@@ -220,7 +220,7 @@ impl X86v4Contexts {
 
     /// Prefix state: the prefix bits and the REX byte's low nibble
     /// (W, R, X, B), with bit 10 set when a REX prefix was seen.
-    fn prefix_state(&self) -> u32 {
+    pub(crate) fn prefix_state(&self) -> u32 {
         self.prefixes | (self.rex & 0xF) << 6 | u32::from(self.rex != 0) << 10
     }
 
@@ -366,6 +366,20 @@ impl ContextModel for X86v4Contexts {
     fn observe(&mut self, _data: &[u8], _pos: usize, byte: u8) {
         self.step(byte);
     }
+}
+
+/// The instruction part of every byte of `code` as revision 4's decoder
+/// reads it (0 prefix or opcode, 1 and 2 the bytes after 0F and 0F 38/3A,
+/// 3 ModRM, 4 SIB, 5 displacement, 6 immediate): for cost dumps.
+pub fn x86_roles(code: &[u8]) -> Vec<u8> {
+    let mut x = X86v4Contexts::new();
+    code.iter()
+        .map(|&b| {
+            let r = x.role as u8;
+            x.step(b);
+            r
+        })
+        .collect()
 }
 
 /// The previous ModRM's mod and rm fields (what a repeated addressing mode

@@ -41,6 +41,11 @@ impl X86v5Contexts {
         }
     }
 
+    /// The revision-4 decoder inside.
+    pub(crate) fn v4(&self) -> &X86v4Contexts {
+        &self.v4
+    }
+
     /// The table slot of the current instruction's operand of `role`.
     fn key(&self, role: u32) -> usize {
         let (op, modrm, _, _) = self.v4.instruction();
