@@ -127,6 +127,10 @@ impl CmConfig {
             // Revision 6, x86 code (4.17.3): the last operand of each
             // instruction form, 2^14 u32.
             + if self.since(6) { 4 << 14 } else { 0 }
+            // Revision 7 float arrays (4.18.6, models/float7.rs): the
+            // candidates' expected-bit table (1.5 MiB) and the two
+            // vocabularies' tables and records, under 2 MiB in all.
+            + if self.since(7) { 2 << 20 } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

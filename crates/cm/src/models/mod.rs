@@ -22,6 +22,7 @@ pub(crate) mod detect;
 pub(crate) mod expected;
 pub(crate) mod float;
 pub(crate) mod float4;
+pub(crate) mod float7;
 pub(crate) mod image;
 pub(crate) mod indirect;
 pub(crate) mod jpeg;

@@ -1,0 +1,385 @@
+//! Float-array contexts of CM revisions 7 and 8 (doc/FORMAT.md 4.18.6,
+//! 4.19.6): exact-value contexts on the same field of the previous records
+//! and on the record being coded, next to revision 4's float family
+//! ([`super::float4`]) for the same detected layout ([`FloatInfo`]).
+//!
+//! Revision 4 predicts values and codes bytes against the bytes a
+//! prediction implies; arrays of records that repeat (rotations stored as
+//! quaternions, grids with flat regions, seismic traces of few distinct
+//! values) are better told by whole values: the field one, two and three
+//! records back (N1, N2, N3), the fields of this record before the one
+//! being coded (the record prefix) and the previous element (W), each
+//! hashed with the element's bytes coded so far. The record is the
+//! detector's lag (elements per row or record) when it is at most
+//! [`MAX_RECORD`] elements; longer rows read the prefix as W and WW.
+//!
+//! Revision 7 (the `default` line) adds [`CHEAP`] contexts and
+//! [`INPUTS`] per-bit inputs; revision 8 (`max`) adds [`COSTLY`] more
+//! contexts. All arithmetic is integer.
+
+use super::expected::ExpectedBits;
+use super::float::{FloatInfo, read};
+use super::{ByteCtx, ContextModel, hash2};
+use crate::logistic::stretch;
+use crate::prim::AdaptiveProbs;
+
+/// Contexts of revision 7.
+const CHEAP: usize = 5;
+
+/// Contexts that revision 8 adds.
+const COSTLY: usize = 2;
+
+/// Candidate values (per-bit inputs): the elements [`BACK`] back.
+const INPUTS: usize = 6;
+
+/// Per-bit inputs of the record vocabulary ([`Vocabulary`]).
+const VOCAB_INPUTS: usize = 2;
+
+/// Records the vocabulary keeps at revisions 7 and 8.
+const VOCAB_CHEAP: usize = 16;
+const VOCAB_COSTLY: usize = 48;
+
+/// Longest record, in bytes, that the vocabulary keeps.
+const MAX_RECORD_BYTES: usize = 64;
+
+/// Longest record (in elements) whose fields are told apart.
+const MAX_RECORD: usize = 16;
+
+/// Fields told apart in the per-bit situations (later ones share the last).
+const FIELDS: usize = 4;
+
+/// What the family knows about the byte being coded.
+struct Frame {
+    /// Significance of the byte (0: the most significant).
+    rank: usize,
+    /// Bit shift of the byte in the element.
+    shift: u32,
+    /// The element's bytes coded so far, bits in place.
+    known: u64,
+    /// Field of the element in its record (0 for long rows).
+    col: usize,
+    /// The same field 1, 2 and 3 records back.
+    n: [u64; 3],
+    /// The previous two elements.
+    w: u64,
+    ww: u64,
+    /// The candidate values ([`Float7Contexts::candidates`]).
+    cand: [u64; INPUTS],
+    /// Bit `k`: candidate `k` agrees with the bytes coded so far.
+    agree: u32,
+}
+
+/// The last distinct records, most recently seen first, and how often a
+/// record repeated the one at each rank: for each bit, the records that
+/// agree with the record's bytes coded so far vote for the next bit,
+/// weighted by their rank's hits (the first input), and a table learns how
+/// often the most recent agreeing record's bit comes, by its rank, whether
+/// the voters are unanimous, how many they are, the byte in the record and
+/// the bit (the second).
+#[derive(Debug, Clone)]
+struct Vocabulary {
+    /// Bytes per record (0: records too long, no vocabulary).
+    len: usize,
+    /// Records kept.
+    size: usize,
+    /// `size` records of `len` bytes, rank 0 first.
+    records: Vec<u8>,
+    /// Records filled.
+    filled: usize,
+    /// Per rank, then one for new records: decaying hit counts.
+    hits: Vec<u32>,
+    /// The record position of the byte being coded.
+    at: usize,
+    /// The agreeing records' ranks and bytes at `at`.
+    voters: Vec<(u8, u8)>,
+    /// The learned table and the entry of the bit being coded.
+    table: AdaptiveProbs,
+    entry: usize,
+}
+
+impl Vocabulary {
+    fn new(len: usize, size: usize) -> Self {
+        let len = if len <= MAX_RECORD_BYTES { len } else { 0 };
+        Vocabulary {
+            len,
+            size,
+            records: vec![0; len * size],
+            filled: 0,
+            hits: vec![0; size + 1],
+            at: 0,
+            voters: Vec::with_capacity(size),
+            table: AdaptiveProbs::new(17 * 2 * 2 * 4 * 16 * 8, 255),
+            entry: 0,
+        }
+    }
+
+    /// Learns the record `rec` that just ended: its rank's hit (or a new
+    /// record's), moved or put to the front.
+    fn learn(&mut self, rec: &[u8]) {
+        let len = self.len;
+        let found = (0..self.filled).find(|&r| &self.records[r * len..(r + 1) * len] == rec);
+        let (rank, last) = match found {
+            Some(r) => (r, r),
+            None => {
+                self.filled = (self.filled + 1).min(self.size);
+                (self.size, self.filled - 1)
+            }
+        };
+        for h in &mut self.hits {
+            *h -= *h >> 5;
+        }
+        self.hits[rank] += 1 << 10;
+        self.records.copy_within(0..last * len, len);
+        self.records[..len].copy_from_slice(rec);
+    }
+
+    /// Starts byte `at` of a record whose bytes so far are `prefix`.
+    fn begin(&mut self, at: usize, prefix: &[u8]) {
+        self.at = at;
+        self.voters.clear();
+        let len = self.len;
+        for r in 0..self.filled {
+            let rec = &self.records[r * len..(r + 1) * len];
+            if rec[..at] == *prefix {
+                self.voters.push((r as u8, rec[at]));
+            }
+        }
+    }
+
+    /// The inputs for bit `i`, `c0` the bits so far with a leading 1.
+    fn predict(&mut self, c0: u32, i: u32, out: &mut [i32]) {
+        let prefix = c0 ^ (1 << (7 - i));
+        let (mut s, mut best, mut count) = ([0u64; 2], None, 0usize);
+        for &(r, b) in &self.voters {
+            let b = u32::from(b);
+            if b >> (i + 1) == prefix {
+                let bit = (b >> i) & 1;
+                s[bit as usize] += u64::from(self.hits[usize::from(r)]) + 1;
+                best = best.or(Some((r, bit)));
+                count += 1;
+            }
+        }
+        out[0] = if count == 0 {
+            0
+        } else {
+            stretch((((s[1] + 1) << 16) / (s[0] + s[1] + 2)).clamp(1, 65535) as u32)
+        };
+        let (rank, bit) = best.map_or((16, 0), |(r, b)| (usize::from(r).min(15), b as usize));
+        let unanimous = usize::from(s[0] == 0 || s[1] == 0);
+        let many = match count {
+            0 | 1 => 0,
+            2 => 1,
+            3 | 4 => 2,
+            _ => 3,
+        };
+        self.entry = (((((rank * 2 + bit) * 2 + unanimous) * 4 + many) * 16 + self.at.min(15))
+            << 3)
+            + i as usize;
+        out[1] = self.table.stretched(self.entry);
+    }
+
+    fn update(&mut self, bit: u32) {
+        self.table.update(self.entry, bit);
+    }
+}
+
+/// The revision-7/8 float family.
+#[derive(Debug, Clone)]
+pub(crate) struct Float7Contexts {
+    info: FloatInfo,
+    /// Revision 8: the [`COSTLY`] contexts too.
+    costly: bool,
+    bits: ExpectedBits<INPUTS>,
+    /// Vocabularies of whole records and of single elements.
+    vocab: Vocabulary,
+    elems: Vocabulary,
+}
+
+impl Float7Contexts {
+    /// The family for an array laid out as `info`; `costly` for revision 8.
+    pub fn new(info: FloatInfo, costly: bool) -> Self {
+        Float7Contexts {
+            info,
+            costly,
+            bits: ExpectedBits::new((8 * FIELDS) << INPUTS),
+            vocab: Vocabulary::new(
+                info.lag.max(1) * info.width,
+                if costly { VOCAB_COSTLY } else { VOCAB_CHEAP },
+            ),
+            elems: Vocabulary::new(info.width, if costly { VOCAB_COSTLY } else { VOCAB_CHEAP }),
+        }
+    }
+
+    /// Elements per record ([`FloatInfo::lag`], at least 1).
+    #[inline]
+    fn record(&self) -> usize {
+        self.info.lag.max(1)
+    }
+
+    fn frame(&self, ctx: &ByteCtx<'_>) -> Frame {
+        let FloatInfo {
+            width,
+            big_endian,
+            offset,
+            ..
+        } = self.info;
+        let (data, pos) = (ctx.data, ctx.pos);
+        let k = (pos + width - offset % width) % width;
+        let here = pos - k;
+        let rank = if big_endian { k } else { width - 1 - k };
+        let shift = 8 * (width - 1 - rank) as u32;
+        let value = |back: usize| -> u64 {
+            match here.checked_sub(back * width) {
+                Some(at) if at >= ctx.st.start => read(data, at, width, big_endian),
+                _ => 0,
+            }
+        };
+        let lag = self.record();
+        let col = if lag <= MAX_RECORD {
+            (here - offset % width) / width % lag
+        } else {
+            0
+        };
+        let mut known = 0u64;
+        let mut mask = 0u64;
+        for j in 0..k {
+            let r = if big_endian { j } else { width - 1 - j };
+            known |= u64::from(data[here + j]) << (8 * (width - 1 - r));
+            mask |= 0xFF << (8 * (width - 1 - r));
+        }
+        let n = [value(lag), value(2 * lag), value(3 * lag)];
+        let sign = 1u64 << (8 * width - 1);
+        let cand = [lag, 2 * lag, 1, 2, 3, lag + 1].map(|b| {
+            let v = value(b);
+            if b == lag { v } else { v & !sign | n[0] & sign }
+        });
+        let agree = cand
+            .iter()
+            .enumerate()
+            .fold(0, |a, (j, &c)| a | u32::from((c ^ known) & mask == 0) << j);
+        Frame {
+            rank,
+            shift,
+            known,
+            col,
+            n,
+            w: value(1),
+            ww: value(2),
+            cand,
+            agree,
+        }
+    }
+
+    /// The byte that `v` implies for the byte being coded: for a
+    /// big-endian layout, `v` clamped to the values that start with the
+    /// known higher bytes.
+    #[inline]
+    fn implied(&self, f: &Frame, v: u64) -> u32 {
+        let v = if self.info.big_endian && f.rank > 0 {
+            v.clamp(f.known, f.known | ((1u64 << (f.shift + 8)) - 1))
+        } else {
+            v
+        };
+        ((v >> f.shift) & 0xFF) as u32
+    }
+
+    /// The per-bit situation: byte significance, field, and which
+    /// candidates agree with the bytes coded so far.
+    #[inline]
+    fn situation(&self, f: &Frame) -> usize {
+        ((f.rank * FIELDS + f.col.min(FIELDS - 1)) << INPUTS) + f.agree as usize
+    }
+}
+
+/// A 64-bit value and a 32-bit word hashed.
+#[inline]
+fn hv(v: u64, h: u32) -> u32 {
+    hash2(hash2(v as u32, (v >> 32) as u32), h)
+}
+
+impl ContextModel for Float7Contexts {
+    fn contexts(&self) -> usize {
+        CHEAP + if self.costly { COSTLY } else { 0 }
+    }
+
+    fn hashes(&self, ctx: &ByteCtx<'_>, out: &mut [u32]) {
+        let f = self.frame(ctx);
+        let tag = (f.col as u32) << 12 | (f.rank as u32) << 4 | self.info.width as u32;
+        let known = hv(f.known, tag);
+        let [n1, n2, n3] = f.n;
+        let bits = 8 * self.info.width as u32;
+        let top = |v: u64| (v >> (bits - 12)) as u32;
+        // The first candidate that still agrees, and its byte here.
+        let first = f.agree.trailing_zeros().min(INPUTS as u32);
+        let byte = f
+            .cand
+            .get(first as usize)
+            .map_or(0, |&v| 0x100 | self.implied(&f, v));
+        out[0] = hv(n1, known ^ 1);
+        out[1] = hv(n1, hv(n2, known ^ 2));
+        out[2] = hash2(f.agree << 12 | first << 9 | byte, tag ^ 3 << 24);
+        out[3] = hv(f.w, known ^ 4);
+        out[4] = hash2(top(n1) << 12 | top(f.w), known ^ 5);
+        if self.costly {
+            out[5] = hv(n1, hv(n2, hv(n3, known ^ 6)));
+            out[6] = hv(f.w, hv(f.ww, known ^ 7));
+        }
+        for h in out.iter_mut() {
+            *h = hash2(*h, 0xF107);
+        }
+    }
+
+    fn bit_inputs(&self) -> usize {
+        INPUTS + 2 * VOCAB_INPUTS
+    }
+
+    fn begin_byte(&mut self, ctx: &ByteCtx<'_>) {
+        let f = self.frame(ctx);
+        let expected = f.cand.map(|v| self.implied(&f, v));
+        let situation = self.situation(&f);
+        self.bits.begin(expected, situation);
+        // The record vocabulary: a record that ended before this byte is
+        // learned when all of it lies in this stream.
+        let len = self.vocab.len;
+        let (pos, start) = (ctx.pos, ctx.st.start);
+        let first = self.info.offset % self.info.width;
+        if len > 0 && pos >= first + start {
+            let at = (pos - first) % len;
+            let rec = pos - at;
+            if at == 0 && rec >= start + len {
+                self.vocab.learn(&ctx.data[rec - len..rec]);
+            }
+            if rec >= start {
+                self.vocab.begin(at, &ctx.data[rec..pos]);
+            } else {
+                self.vocab.voters.clear();
+            }
+        } else {
+            self.vocab.voters.clear();
+        }
+        let width = self.info.width;
+        if pos >= first + start {
+            let at = (pos - first) % width;
+            let here = pos - at;
+            if at == 0 && here >= start + width {
+                self.elems.learn(&ctx.data[here - width..here]);
+            }
+            self.elems.begin(at, &ctx.data[here..pos]);
+        } else {
+            self.elems.voters.clear();
+        }
+    }
+
+    fn predict_bit(&mut self, c0: u32, i: u32, out: &mut [i32]) {
+        self.bits.predict(c0, i, &mut out[..INPUTS]);
+        self.vocab
+            .predict(c0, i, &mut out[INPUTS..INPUTS + VOCAB_INPUTS]);
+        self.elems.predict(c0, i, &mut out[INPUTS + VOCAB_INPUTS..]);
+    }
+
+    fn update_bit(&mut self, bit: u32) {
+        self.bits.update(bit);
+        self.vocab.update(bit);
+        self.elems.update(bit);
+    }
+}
