@@ -69,66 +69,107 @@ struct Frame {
     agree: u32,
 }
 
+/// The element orders a record of four elements is also read in: the
+/// sign changes and swaps of a quaternion's fields under rotations by
+/// quarter turns (`(x, y, z, w)` as `(x, w, z, y)`, `(z, w, x, y)` and
+/// `(z, y, x, w)`), compared without the elements' sign bits.
+const VIEWS: [[usize; 4]; 4] = [[0, 1, 2, 3], [0, 3, 2, 1], [2, 3, 0, 1], [2, 1, 0, 3]];
+
 /// The last distinct records, most recently seen first, and how often a
-/// record repeated the one at each rank: for each bit, the records that
-/// agree with the record's bytes coded so far vote for the next bit,
-/// weighted by their rank's hits (the first input), and a table learns how
-/// often the most recent agreeing record's bit comes, by its rank, whether
-/// the voters are unanimous, how many they are, the byte in the record and
-/// the bit (the second).
+/// record repeated the one at each rank (in each view): for each bit, the
+/// records that agree with the record's bytes coded so far vote for the
+/// next bit, weighted by their rank's hits (the first input), and a table
+/// learns how often the first agreeing record's bit comes, by its rank and
+/// view, whether the voters are unanimous, how many they are, the byte in
+/// the record and the bit (the second).
 #[derive(Debug, Clone)]
 struct Vocabulary {
     /// Bytes per record (0: records too long, no vocabulary).
     len: usize,
+    /// Bytes per element, and the element's byte that holds the sign.
+    width: usize,
+    top: usize,
+    /// Views used: all of [`VIEWS`] for records of four elements, else the
+    /// first.
+    views: usize,
     /// Records kept.
     size: usize,
     /// `size` records of `len` bytes, rank 0 first.
     records: Vec<u8>,
     /// Records filled.
     filled: usize,
-    /// Per rank, then one for new records: decaying hit counts.
+    /// Per view and rank, then one for new records: decaying hit counts.
     hits: Vec<u32>,
     /// The record position of the byte being coded.
     at: usize,
-    /// The agreeing records' ranks and bytes at `at`.
-    voters: Vec<(u8, u8)>,
+    /// The agreeing records' ranks, views and bytes at `at`.
+    voters: Vec<(u8, u8, u8)>,
     /// The learned table and the entry of the bit being coded.
     table: AdaptiveProbs,
     entry: usize,
 }
 
 impl Vocabulary {
-    fn new(len: usize, size: usize) -> Self {
-        let len = if len <= MAX_RECORD_BYTES { len } else { 0 };
+    /// A vocabulary of `size` records of `elems` elements of `width`
+    /// bytes (`big_endian`: the sign in an element's first byte).
+    fn new(elems: usize, width: usize, big_endian: bool, size: usize) -> Self {
+        let len = if elems * width <= MAX_RECORD_BYTES {
+            elems * width
+        } else {
+            0
+        };
+        let views = if elems == 4 { VIEWS.len() } else { 1 };
         Vocabulary {
             len,
+            width,
+            top: if big_endian { 0 } else { width - 1 },
+            views,
             size,
             records: vec![0; len * size],
             filled: 0,
-            hits: vec![0; size + 1],
+            hits: vec![0; views * size + 1],
             at: 0,
-            voters: Vec::with_capacity(size),
-            table: AdaptiveProbs::new(17 * 2 * 2 * 4 * 16 * 8, 255),
+            voters: Vec::with_capacity(views * size),
+            table: AdaptiveProbs::new((16 * VIEWS.len() + 1) * 2 * 2 * 4 * 16 * 8, 255),
             entry: 0,
         }
     }
 
-    /// Learns the record `rec` that just ended: its rank's hit (or a new
-    /// record's), moved or put to the front.
+    /// Byte `p` of record `r` read in view `v`, with the bits compared.
+    #[inline]
+    fn byte(&self, r: usize, v: usize, p: usize) -> (u8, u8) {
+        let (e, k) = (p / self.width, p % self.width);
+        let src = VIEWS[v][e] * self.width + k;
+        let mask = if v > 0 && k == self.top { 0x7F } else { 0xFF };
+        (self.records[r * self.len + src], mask)
+    }
+
+    /// Learns the record `rec` that just ended: the hit of the first rank
+    /// and view it matches (or a new record's); moved or put to the front.
     fn learn(&mut self, rec: &[u8]) {
         let len = self.len;
         let found = (0..self.filled).find(|&r| &self.records[r * len..(r + 1) * len] == rec);
-        let (rank, last) = match found {
+        let (hit, last) = match found {
             Some(r) => (r, r),
             None => {
+                let seen = (1..self.views).find_map(|v| {
+                    (0..self.filled)
+                        .find(|&r| {
+                            (0..len).all(|p| {
+                                let (b, m) = self.byte(r, v, p);
+                                (b ^ rec[p]) & m == 0
+                            })
+                        })
+                        .map(|r| v * self.size + r)
+                });
                 self.filled = (self.filled + 1).min(self.size);
-                (self.size, self.filled - 1)
+                (seen.unwrap_or(self.views * self.size), self.filled - 1)
             }
         };
         for h in &mut self.hits {
             *h -= *h >> 5;
         }
-        self.hits[rank] += 1 << 10;
+        self.hits[hit] += 1 << 10;
         self.records.copy_within(0..last * len, len);
         self.records[..len].copy_from_slice(rec);
     }
@@ -138,10 +179,19 @@ impl Vocabulary {
         self.at = at;
         self.voters.clear();
         let len = self.len;
-        for r in 0..self.filled {
-            let rec = &self.records[r * len..(r + 1) * len];
-            if rec[..at] == *prefix {
-                self.voters.push((r as u8, rec[at]));
+        for v in 0..self.views {
+            for r in 0..self.filled {
+                let agrees = if v == 0 {
+                    self.records[r * len..r * len + at] == *prefix
+                } else {
+                    prefix.iter().enumerate().all(|(p, &x)| {
+                        let (b, m) = self.byte(r, v, p);
+                        (b ^ x) & m == 0
+                    })
+                };
+                if agrees {
+                    self.voters.push((r as u8, v as u8, self.byte(r, v, at).0));
+                }
             }
         }
     }
@@ -150,12 +200,13 @@ impl Vocabulary {
     fn predict(&mut self, c0: u32, i: u32, out: &mut [i32]) {
         let prefix = c0 ^ (1 << (7 - i));
         let (mut s, mut best, mut count) = ([0u64; 2], None, 0usize);
-        for &(r, b) in &self.voters {
+        for &(r, v, b) in &self.voters {
             let b = u32::from(b);
             if b >> (i + 1) == prefix {
                 let bit = (b >> i) & 1;
-                s[bit as usize] += u64::from(self.hits[usize::from(r)]) + 1;
-                best = best.or(Some((r, bit)));
+                let (r, v) = (usize::from(r), usize::from(v));
+                s[bit as usize] += u64::from(self.hits[v * self.size + r]) + 1;
+                best = best.or(Some((v * 16 + r.min(15), bit)));
                 count += 1;
             }
         }
@@ -164,7 +215,7 @@ impl Vocabulary {
         } else {
             stretch((((s[1] + 1) << 16) / (s[0] + s[1] + 2)).clamp(1, 65535) as u32)
         };
-        let (rank, bit) = best.map_or((16, 0), |(r, b)| (usize::from(r).min(15), b as usize));
+        let (rank, bit) = best.map_or((16 * VIEWS.len(), 0), |(r, b)| (r, b as usize));
         let unanimous = usize::from(s[0] == 0 || s[1] == 0);
         let many = match count {
             0 | 1 => 0,
@@ -198,15 +249,13 @@ pub(crate) struct Float7Contexts {
 impl Float7Contexts {
     /// The family for an array laid out as `info`; `costly` for revision 8.
     pub fn new(info: FloatInfo, costly: bool) -> Self {
+        let size = if costly { VOCAB_COSTLY } else { VOCAB_CHEAP };
         Float7Contexts {
             info,
             costly,
             bits: ExpectedBits::new((8 * FIELDS) << INPUTS),
-            vocab: Vocabulary::new(
-                info.lag.max(1) * info.width,
-                if costly { VOCAB_COSTLY } else { VOCAB_CHEAP },
-            ),
-            elems: Vocabulary::new(info.width, if costly { VOCAB_COSTLY } else { VOCAB_CHEAP }),
+            vocab: Vocabulary::new(info.lag.max(1), info.width, info.big_endian, size),
+            elems: Vocabulary::new(1, info.width, info.big_endian, size),
         }
     }
 
