@@ -129,8 +129,8 @@ impl CmConfig {
             + if self.since(6) { 4 << 14 } else { 0 }
             // Revision 7 float arrays (4.18.6, models/float7.rs): the
             // candidates' expected-bit table (1.5 MiB) and the two
-            // vocabularies' tables and records, under 2 MiB in all.
-            + if self.since(7) { 2 << 20 } else { 0 }
+            // vocabularies' tables (0.5 MiB each) and records.
+            + if self.since(7) { 3 << 20 } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

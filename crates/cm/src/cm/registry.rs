@@ -97,7 +97,7 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
                 },
             ];
             // Revisions 7 and 8 (doc/FORMAT.md 4.18.6, 4.19.6).
-            if config.since(7) {
+            if config.since(7) && Float7Contexts::applies(&f) {
                 v.push(Box::new(Float7Contexts::new(f, config.since(8))));
             }
             if config.record {

@@ -1,35 +1,32 @@
-//! Float-array contexts of CM revisions 7 and 8 (doc/FORMAT.md 4.18.6,
-//! 4.19.6): exact-value contexts on the same field of the previous records
-//! and on the record being coded, next to revision 4's float family
-//! ([`super::float4`]) for the same detected layout ([`FloatInfo`]).
+//! Float-array inputs of CM revisions 7 and 8 (doc/FORMAT.md 4.18.6,
+//! 4.19.6), next to revision 4's float family ([`super::float4`]) for the
+//! same detected layout ([`FloatInfo`]), for arrays of 4-byte numbers in
+//! records of at most [`MAX_RECORD`] elements ([`Float7Contexts::applies`]).
 //!
 //! Revision 4 predicts values and codes bytes against the bytes a
-//! prediction implies; arrays of records that repeat (rotations stored as
-//! quaternions, grids with flat regions, seismic traces of few distinct
-//! values) are better told by whole values: the field one, two and three
-//! records back (N1, N2, N3), the fields of this record before the one
-//! being coded (the record prefix) and the previous element (W), each
-//! hashed with the element's bytes coded so far. The record is the
-//! detector's lag (elements per row or record) when it is at most
-//! [`MAX_RECORD`] elements; longer rows read the prefix as W and WW.
-//!
-//! Revision 7 (the `default` line) adds [`CHEAP`] contexts and
-//! [`INPUTS`] per-bit inputs; revision 8 (`max`) adds [`COSTLY`] more
-//! contexts. All arithmetic is integer.
+//! prediction implies; arrays of short records that repeat (rotations
+//! stored as quaternions, seismic traces) are better told by whole
+//! values. The family adds per-bit inputs only: six candidate values (the
+//! same field one and two records back, the previous three elements, and
+//! the element one record and one element back) as expected bytes, in a
+//! situation of which candidates agree with the element's bytes coded so
+//! far; and two vocabularies, of recent records and of recent elements,
+//! whose entries that agree with what was coded so far vote for each bit
+//! ([`Vocabulary`]). Records of four elements are also matched with their
+//! fields swapped as a quaternion's are under quarter turns ([`VIEWS`]).
+//! Revision 8 keeps larger vocabularies. Hashed contexts on exact values
+//! (the field one to three records back, the previous elements, the
+//! record so far, each with the element's coded bytes) were tried and cost
+//! bytes on the corpus's quaternion file: left out. All arithmetic is
+//! integer.
 
 use super::expected::ExpectedBits;
 use super::float::{FloatInfo, read};
-use super::{ByteCtx, ContextModel, hash2};
+use super::{ByteCtx, ContextModel};
 use crate::logistic::stretch;
 use crate::prim::AdaptiveProbs;
 
-/// Contexts of revision 7.
-const CHEAP: usize = 5;
-
-/// Contexts that revision 8 adds.
-const COSTLY: usize = 2;
-
-/// Candidate values (per-bit inputs): the elements [`BACK`] back.
+/// Candidate values (per-bit inputs).
 const INPUTS: usize = 6;
 
 /// Per-bit inputs of the record vocabulary ([`Vocabulary`]).
@@ -58,12 +55,7 @@ struct Frame {
     known: u64,
     /// Field of the element in its record (0 for long rows).
     col: usize,
-    /// The same field 1, 2 and 3 records back.
-    n: [u64; 3],
-    /// The previous two elements.
-    w: u64,
-    ww: u64,
-    /// The candidate values ([`Float7Contexts::candidates`]).
+    /// The candidate values.
     cand: [u64; INPUTS],
     /// Bit `k`: candidate `k` agrees with the bytes coded so far.
     agree: u32,
@@ -238,8 +230,6 @@ impl Vocabulary {
 #[derive(Debug, Clone)]
 pub(crate) struct Float7Contexts {
     info: FloatInfo,
-    /// Revision 8: the [`COSTLY`] contexts too.
-    costly: bool,
     bits: ExpectedBits<INPUTS>,
     /// Vocabularies of whole records and of single elements.
     vocab: Vocabulary,
@@ -247,12 +237,18 @@ pub(crate) struct Float7Contexts {
 }
 
 impl Float7Contexts {
-    /// The family for an array laid out as `info`; `costly` for revision 8.
+    /// Whether the family serves an array laid out as `info`: 4-byte
+    /// numbers in records of at most [`MAX_RECORD`] elements.
+    pub fn applies(info: &FloatInfo) -> bool {
+        info.width == 4 && info.lag <= MAX_RECORD
+    }
+
+    /// The family for an array laid out as `info`; `costly` for revision 8
+    /// (larger vocabularies).
     pub fn new(info: FloatInfo, costly: bool) -> Self {
         let size = if costly { VOCAB_COSTLY } else { VOCAB_CHEAP };
         Float7Contexts {
             info,
-            costly,
             bits: ExpectedBits::new((8 * FIELDS) << INPUTS),
             vocab: Vocabulary::new(info.lag.max(1), info.width, info.big_endian, size),
             elems: Vocabulary::new(1, info.width, info.big_endian, size),
@@ -296,11 +292,11 @@ impl Float7Contexts {
             known |= u64::from(data[here + j]) << (8 * (width - 1 - r));
             mask |= 0xFF << (8 * (width - 1 - r));
         }
-        let n = [value(lag), value(2 * lag), value(3 * lag)];
+        let n1 = value(lag);
         let sign = 1u64 << (8 * width - 1);
         let cand = [lag, 2 * lag, 1, 2, 3, lag + 1].map(|b| {
             let v = value(b);
-            if b == lag { v } else { v & !sign | n[0] & sign }
+            if b == lag { v } else { v & !sign | n1 & sign }
         });
         let agree = cand
             .iter()
@@ -311,9 +307,6 @@ impl Float7Contexts {
             shift,
             known,
             col,
-            n,
-            w: value(1),
-            ww: value(2),
             cand,
             agree,
         }
@@ -340,43 +333,12 @@ impl Float7Contexts {
     }
 }
 
-/// A 64-bit value and a 32-bit word hashed.
-#[inline]
-fn hv(v: u64, h: u32) -> u32 {
-    hash2(hash2(v as u32, (v >> 32) as u32), h)
-}
-
 impl ContextModel for Float7Contexts {
     fn contexts(&self) -> usize {
-        CHEAP + if self.costly { COSTLY } else { 0 }
+        0
     }
 
-    fn hashes(&self, ctx: &ByteCtx<'_>, out: &mut [u32]) {
-        let f = self.frame(ctx);
-        let tag = (f.col as u32) << 12 | (f.rank as u32) << 4 | self.info.width as u32;
-        let known = hv(f.known, tag);
-        let [n1, n2, n3] = f.n;
-        let bits = 8 * self.info.width as u32;
-        let top = |v: u64| (v >> (bits - 12)) as u32;
-        // The first candidate that still agrees, and its byte here.
-        let first = f.agree.trailing_zeros().min(INPUTS as u32);
-        let byte = f
-            .cand
-            .get(first as usize)
-            .map_or(0, |&v| 0x100 | self.implied(&f, v));
-        out[0] = hv(n1, known ^ 1);
-        out[1] = hv(n1, hv(n2, known ^ 2));
-        out[2] = hash2(f.agree << 12 | first << 9 | byte, tag ^ 3 << 24);
-        out[3] = hv(f.w, known ^ 4);
-        out[4] = hash2(top(n1) << 12 | top(f.w), known ^ 5);
-        if self.costly {
-            out[5] = hv(n1, hv(n2, hv(n3, known ^ 6)));
-            out[6] = hv(f.w, hv(f.ww, known ^ 7));
-        }
-        for h in out.iter_mut() {
-            *h = hash2(*h, 0xF107);
-        }
-    }
+    fn hashes(&self, _ctx: &ByteCtx<'_>, _out: &mut [u32]) {}
 
     fn bit_inputs(&self) -> usize {
         INPUTS + 2 * VOCAB_INPUTS
@@ -430,5 +392,53 @@ impl ContextModel for Float7Contexts {
         self.bits.update(bit);
         self.vocab.update(bit);
         self.elems.update(bit);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record of four little-endian f32.
+    fn record(x: [f32; 4]) -> Vec<u8> {
+        x.iter().flat_map(|v| v.to_bits().to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn the_vocabulary_votes_for_recent_records_and_their_views() {
+        let mut v = Vocabulary::new(4, 4, false, 4);
+        let (a, b) = (record([0.0, 0.6, 0.0, 0.8]), record([0.1, 0.2, 0.3, 0.9]));
+        v.learn(&a);
+        v.learn(&b);
+        // b is at rank 0, a at rank 1; both agree with an empty prefix.
+        v.begin(0, &[]);
+        assert_eq!(v.voters[..2], [(0, 0, b[0]), (1, 0, a[0])]);
+        // a with its second and fourth fields swapped and signs flipped
+        // agrees with a in views 1 (x, w, z, y) and 2 (z, w, x, y) so far,
+        // not with b.
+        let swapped = record([-0.0, 0.8, 0.0, -0.6]);
+        v.begin(8, &swapped[..8]);
+        assert_eq!(v.voters, [(1, 1, a[8]), (1, 2, a[0])]);
+        // Learning the swapped record counts a hit of view 1 at rank 1.
+        v.learn(&swapped);
+        assert_eq!(v.hits[4 + 1], 1024);
+        assert_eq!(v.filled, 3);
+        // A repeat moves its record to the front.
+        v.learn(&a);
+        assert_eq!(v.records[..16], a[..]);
+        assert_eq!(v.filled, 3);
+    }
+
+    #[test]
+    fn only_short_records_of_4_byte_numbers_get_the_family() {
+        let info = |width, lag| FloatInfo {
+            width,
+            big_endian: false,
+            offset: 0,
+            lag,
+        };
+        assert!(Float7Contexts::applies(&info(4, 4)));
+        assert!(!Float7Contexts::applies(&info(8, 4)));
+        assert!(!Float7Contexts::applies(&info(4, 540)));
     }
 }
