@@ -15,6 +15,7 @@ use crate::models::bilevel7::Bilevel7Contexts;
 use crate::models::detect::DataKind;
 use crate::models::float::FloatContexts;
 use crate::models::float4::Float4Contexts;
+use crate::models::float7::Float7Contexts;
 use crate::models::image::ImageContexts;
 use crate::models::image7::Image7Contexts;
 use crate::models::indirect::IndirectContexts;
@@ -136,6 +137,10 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
                     Box::new(FloatContexts::new(f))
                 },
             ];
+            // Revisions 7 and 8 (doc/FORMAT.md 4.18.6, 4.19.6).
+            if config.since(7) && Float7Contexts::applies(&f) {
+                v.push(Box::new(Float7Contexts::new(f, config.since(8))));
+            }
             if config.record {
                 v.push(Box::new(RecordContexts));
             }

@@ -25,6 +25,7 @@ pub(crate) mod elf7;
 pub(crate) mod expected;
 pub(crate) mod float;
 pub(crate) mod float4;
+pub(crate) mod float7;
 pub(crate) mod image;
 pub(crate) mod image7;
 pub(crate) mod indirect;
