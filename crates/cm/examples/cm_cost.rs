@@ -1,22 +1,14 @@
-//! Writes the cost in bits of every byte the context-mixing model codes
-//! (one stream, the presets' CM flags of `cm_bench`) as little-endian f32s
-//! to `OUT`, for per-region analysis of where the coded bytes go.
-//!
-//! `cargo run --release -p sep-cm --example cm_cost -- [--revision R] [--table-bits B] [--match-bits M] FILE OUT`
-use sep_cm::{Cm, CmConfig, CmStream, Sequential};
-use sep_coder::{Coder, Encoder, FreqTable};
-
-/// An encoder that adds up the cost of the bits it codes.
-struct Counting {
 //! Where the bytes go: codes a file with the context-mixing model (one
 //! stream, the presets' settings as in `cm_bench`) and prints the cost in
 //! bytes per position modulo `--period` (for an array of 4-byte numbers in
 //! groups of four, period 16: lane `k / 4`, byte `k % 4`), optionally
-//! from `--skip` bytes on and up to `--limit` bytes. A measuring tool: the
-//! costs are `-log2 p` of the coded bits, summed in `f64`.
+//! up to `--limit` bytes; with `--dump OUT` it also writes every byte's
+//! cost in bits as a little-endian `f32` to `OUT` (one file only), for
+//! per-region analysis. A measuring tool: the costs are `-log2 p` of the
+//! coded bits, summed in `f64`.
 //!
 //! `cargo run --release -p sep-cm --example cm_cost -- [--revision R]
-//!  [--table-bits B] [--match-bits M] [--period N] [--limit N] FILE`
+//!  [--table-bits B] [--match-bits M] [--period N] [--limit N] [--dump OUT] FILE`
 use sep_cm::{Cm, CmConfig, CmStream, Sequential};
 use sep_coder::{Coder, Encoder, FreqTable};
 
@@ -26,15 +18,6 @@ struct Costing {
     bits: f64,
 }
 
-impl Coder for Counting {
-    fn code_bit(&mut self, bit: u32, p1: u32) -> u32 {
-        let p = f64::from(if bit == 1 { p1 } else { 65536 - p1 }) / 65536.0;
-        self.bits -= p.log2();
-        self.enc.code_bit(bit, p1)
-    }
-    fn code_symbol(&mut self, sym: u32, table: &FreqTable) -> u32 {
-        self.enc.code_symbol(sym, table)
-    }
 impl Coder for Costing {
     fn code_bit(&mut self, bit: u32, p1: u32) -> u32 {
         let p = f64::from(p1) / 65536.0;
@@ -68,40 +51,8 @@ fn main() {
         image: true,
         revision: 7,
     };
-    let mut files = Vec::new();
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--revision" => cfg.revision = args.next().unwrap().parse().unwrap(),
-            "--table-bits" => cfg.table_bits = args.next().unwrap().parse().unwrap(),
-            "--match-bits" => cfg.match_bits = args.next().unwrap().parse().unwrap(),
-            f => files.push(f.to_string()),
-        }
-    }
-    let [input, out] = &files[..] else {
-        panic!("usage: cm_cost [flags] FILE OUT");
-    };
-    let data = std::fs::read(input).expect("read");
-    let mut c = Counting {
-        enc: Encoder::new(),
-        bits: 0.0,
-    };
-    let mut m = Cm::new(&cfg, false, data.len());
-    let mut st = CmStream::new(0);
-    let mut buf = data.clone();
-    let mut costs = Vec::with_capacity(4 * data.len());
-    for pos in 0..buf.len() {
-        let before = c.bits;
-        m.code_byte(&mut c, &mut st, &mut buf, pos, &Sequential(pos), None);
-        costs.extend(((c.bits - before) as f32).to_le_bytes());
-    }
-    let total = c.enc.finish().len();
-    std::fs::write(out, costs).expect("write");
-    println!(
-        "{input}: {total} bytes, {:.0} bytes estimated",
-        c.bits / 8.0
-    );
     let (mut period, mut limit) = (16usize, usize::MAX);
+    let mut dump: Option<String> = None;
     let mut files = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -117,6 +68,7 @@ fn main() {
             "--match-bits" => cfg.match_bits = num() as u8,
             "--period" => period = num(),
             "--limit" => limit = num(),
+            "--dump" => dump = args.next(),
             f => files.push(f.to_string()),
         }
     }
@@ -138,9 +90,13 @@ fn main() {
             (0f64, 0usize),
         );
         let mut group = 0f64;
+        let mut costs = Vec::new();
         for pos in 0..data.len() {
             let before = c.bits;
             m.code_byte(&mut c, &mut st, &mut data, pos, &Sequential(pos), None);
+            if dump.is_some() {
+                costs.extend(((c.bits - before) as f32).to_le_bytes());
+            }
             cost[pos % period] += c.bits - before;
             group += c.bits - before;
             if pos % period == period - 1 {
@@ -164,6 +120,9 @@ fn main() {
             fresh.1,
             fresh.0 / 8.0
         );
+        if let Some(out) = dump.take() {
+            std::fs::write(out, costs).expect("write the dump");
+        }
         let total: f64 = cost.iter().sum();
         println!(
             "{path}: {} bytes -> {} (sum of costs {:.0})",
