@@ -92,10 +92,12 @@ impl MixConfig {
             // "CM revision 2". CM revision 4 (section 4.15): revision 2
             // plus the models of issues 16-18's second round; revision 5
             // (section 4.16): revision 4 plus models cheap enough for the
-            // default's speed, and a mixer of up to 64 inputs.
+            // default's speed, and a mixer of up to 64 inputs; revision 7
+            // (section 4.18): revision 5 plus the third round's models of
+            // the `default` line.
             Preset::Default => Some(MixConfig {
                 cm: CmConfig {
-                    revision: 5,
+                    revision: 7,
                     ..full_cm(26)
                 },
                 neural: None,
@@ -103,18 +105,20 @@ impl MixConfig {
             }),
             // The default's contexts with twice the tables: 0.6-1% smaller
             // on the 4 MB inputs; orders 7 and 16 measured worse. CM
-            // revision 6 (section 4.17): revision 5 plus the costlier models.
+            // revision 6 (section 4.17): revision 5 plus the costlier models;
+            // revision 8 (section 4.19): revision 6 plus revision 7's and the
+            // third round's costlier models.
             Preset::Max => Some(MixConfig {
                 cm: CmConfig {
                     match_bits: 24,
-                    revision: 6,
+                    revision: 8,
                     ..full_cm(27)
                 },
                 neural: None,
                 serial: None,
             }),
             // `max` plus the serial LSTM: the two measure the network's
-            // worth. `max`'s CM revision 6 has room for the network's
+            // worth. `max`'s CM revision (6, now 8) has room for the network's
             // inputs in its 64-input mixer (doc/FORMAT.md 4.16); archives
             // of the earlier `ultra` (revision 2 with the network) decode
             // as before.
@@ -258,14 +262,14 @@ mod tests {
 
     #[test]
     fn cm_revision_travels_in_params_byte_1() {
-        let r5 = MixConfig::preset(Preset::Default).expect("mix preset");
-        assert_eq!(r5.cm.revision, 5);
+        let r7 = MixConfig::preset(Preset::Default).expect("mix preset");
+        assert_eq!(r7.cm.revision, 7);
         let max = MixConfig::preset(Preset::Max).expect("mix preset");
-        assert_eq!(max.cm.revision, 6);
-        let p = params::write_mix(&r5);
-        assert_eq!(p[1], 5);
-        assert_eq!(params::read_mix(&p, 1, 0), Ok(r5.clone()));
-        for r in [1, 2, 4, 6] {
+        assert_eq!(max.cm.revision, 8);
+        let p = params::write_mix(&r7);
+        assert_eq!(p[1], 7);
+        assert_eq!(params::read_mix(&p, 1, 0), Ok(r7.clone()));
+        for r in [1, 2, 4, 5, 6, 8] {
             let mut older = p.clone();
             older[1] = r;
             assert_eq!(params::read_mix(&older, 1, 0).unwrap().cm.revision, r);

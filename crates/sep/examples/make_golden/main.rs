@@ -183,15 +183,19 @@ fn models() -> Vec<(&'static str, Model)> {
         ("default-r2", default_r(2)),
         // CM revision 4 (doc/FORMAT.md 4.15), the default before revision 5.
         ("default-r4", default_r(4)),
-        // CM revision 5 (4.16), today's default, and revision 6 (4.17) with
-        // `max`'s tables, today's `max`.
+        // CM revision 5 (4.16), the default before revision 7, and revision 6
+        // (4.17) with `max`'s tables, the `max` before revision 8.
         ("default-r5", default_r(5)),
         ("max-r6", max_r6()),
+        // CM revisions 7 (4.18) and 8 (4.19): today's `default` and `max`.
+        ("default-r7", default_r(7)),
+        ("max-r8", preset_r(Preset::Max, 8)),
         // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13),
         // pinned at CM revision 2 (the revision `max` had then), and at
-        // revision 6 (today's `ultra`).
+        // revision 6, and at revision 8 (today's `ultra`).
         ("ultra", ultra_r(2)),
         ("ultra-r6", ultra_r(6)),
+        ("ultra-r8", ultra_r(8)),
         // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
         // section 4.14).
         ("fast-r3", fast_r3()),
@@ -300,7 +304,7 @@ fn golden_list() -> Vec<Golden> {
                 Some(1000),
             );
         }
-        let detecting = ["default-r4", "default-r5", "max-r6"];
+        let detecting = ["default-r4", "default-r5", "max-r6", "default-r7", "max-r8"];
         if ["mix2", "default-r1", "default-r2"].contains(&name) || detecting.contains(&name) {
             for input in [
                 "kodim23.crop32x24.ppm",
@@ -323,7 +327,7 @@ fn golden_list() -> Vec<Golden> {
         }
         // Revision 5's JPEG family (4.16.4: a JPEG file coded untransformed
         // when that is smaller) and transform 6, png-pixels (section 8).
-        if name == "default-r5" || name == "max-r6" {
+        if ["default-r5", "max-r6", "default-r7", "max-r8"].contains(&name) {
             add(
                 &format!("{name}.jpeg.sep"),
                 "fireworks.crop128x96.jpg",
