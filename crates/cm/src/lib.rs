@@ -57,6 +57,7 @@ mod mixer2;
 mod models;
 mod order2;
 mod prim;
+mod runs;
 mod snapshot;
 mod sse;
 mod state;

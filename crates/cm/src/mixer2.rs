@@ -5,10 +5,10 @@
 //! in units of 1/256) held as `i16`; weights are `i16` with `16384` = 1.0. A
 //! set's output is `sum(x * w) >> 14`, summed in blocks of 32 inputs: 32
 //! inputs of magnitude 2047 times 32767 stay below 2^31, so each block's
-//! `i32` sum cannot overflow, and the blocks (two at most) are added as
+//! `i32` sum cannot overflow, and the blocks (four at most) are added as
 //! `i64`. A mixer of at most 32 inputs is one block, which is exactly the
 //! `i32` sum of CM revisions 0 to 4; from revision 5 on a mixer may take 64
-//! inputs ([`max_inputs`]). Training
+//! inputs, and from revision 8 on 128 ([`max_inputs`]). Training
 //! adds `(x * e) >> 16` with saturation, where `e` is the error scaled by the
 //! learning rate. These are the shapes LLVM turns into `pmaddwd`, `pmulhw`
 //! and `paddsw` even in a baseline SSE2 build; all of it is integer, so every
@@ -19,10 +19,14 @@
 
 use crate::logistic::squash;
 
-/// Most inputs a mixer takes (from CM revision 5 on; see [`max_inputs`]).
-pub const MAX_INPUTS: usize = 64;
-/// Most first-layer selectors.
-const MAX_SETS: usize = 8;
+/// Most inputs a mixer takes (from CM revision 8 on; see [`max_inputs`]).
+pub const MAX_INPUTS: usize = 128;
+/// Most first-layer selectors (8 up to CM revision 6; the size of a few
+/// arrays, no coded value depends on it).
+const MAX_SETS: usize = 12;
+/// Final-layer weights per set in a prior's snapshot, at least
+/// (`MAX_SETS` was 8 up to CM revision 7).
+const SNAPSHOT_SETS: usize = 8;
 /// Inputs summed in one `i32` block.
 const BLOCK: usize = 32;
 
@@ -30,17 +34,24 @@ type Lane = [i16; MAX_INPUTS];
 type Block = [i16; BLOCK];
 
 /// Most inputs the model's main mixer takes at CM revision `revision`: 32
-/// up to revision 4, 64 from revision 5 on (doc/FORMAT.md 4.16).
+/// up to revision 4, 64 from revision 5 on (doc/FORMAT.md 4.16), 128 in
+/// the `max` line from revision 8 on (4.19.1; revision 7 keeps 64).
 pub const fn max_inputs(revision: u8) -> usize {
-    if revision >= 5 { MAX_INPUTS } else { BLOCK }
+    if crate::cm::revision_has(revision, 8) {
+        MAX_INPUTS
+    } else if revision >= 5 {
+        2 * BLOCK
+    } else {
+        BLOCK
+    }
 }
 
-/// Two-layer mixer of up to `MAX_INPUTS` (64) inputs.
+/// Two-layer mixer of up to `MAX_INPUTS` (128) inputs.
 #[derive(Debug, Clone)]
 pub struct Mixer2 {
     n: usize,
     x: Lane,
-    /// Blocks of [`BLOCK`] inputs: 1 for up to 32 inputs, else 2.
+    /// Blocks of [`BLOCK`] inputs: `ceil(n / 32)`, at least 1.
     blocks: usize,
     /// Every weight set of every selector, `blocks * BLOCK` weights each.
     w: Vec<i16>,
@@ -55,6 +66,9 @@ pub struct Mixer2 {
     pr: u32,
     lr: i32,
     flr: i32,
+    /// CM revision 8 (doc/FORMAT.md 4.19.1): first-layer updates are
+    /// rounded to nearest rather than floored.
+    rounded: bool,
 }
 
 impl Mixer2 {
@@ -63,8 +77,12 @@ impl Mixer2 {
         for lane in self.w.chunks_exact_mut(self.blocks * BLOCK) {
             v.i16s(lane);
         }
+        // The final layer's first 8 weights of each set (all there were
+        // before revision 8) keep priors' snapshot shape; more only when
+        // there are more selectors.
+        let k = self.selectors.len().max(SNAPSHOT_SETS);
         for lane in &mut self.fw {
-            v.i16s(lane);
+            v.i16s(&mut lane[..k]);
         }
     }
 
@@ -111,6 +129,7 @@ impl Mixer2 {
             pr: 32768,
             lr,
             flr: final_lr,
+            rounded: false,
         }
     }
 
@@ -137,6 +156,12 @@ impl Mixer2 {
         for lane in self.w.chunks_exact_mut(self.blocks * BLOCK) {
             lane[first.min(n)..n].fill(w);
         }
+    }
+
+    /// Rounds first-layer weight updates to nearest (`((x * e) + 2^15) >>
+    /// 16`) instead of flooring them, from now on (CM revision 8).
+    pub fn set_rounded(&mut self, rounded: bool) {
+        self.rounded = rounded;
     }
 
     /// Number of inputs.
@@ -214,7 +239,12 @@ impl Mixer2 {
             let e = (((target - self.pr1[j] as i32) >> 4) * self.lr).clamp(-32767, 32767) as i16;
             let w = &mut self.w[self.chosen[j] * stride..][..stride];
             for (b, w) in w.chunks_exact_mut(BLOCK).enumerate() {
-                train(block(&self.x, b), w.try_into().expect("a block"), e);
+                let w = w.try_into().expect("a block");
+                if self.rounded {
+                    train_rounded(block(&self.x, b), w, e);
+                } else {
+                    train(block(&self.x, b), w, e);
+                }
             }
         }
         let e = (((target - self.pr as i32) >> 4) * self.flr).clamp(-32767, 32767);
@@ -246,6 +276,13 @@ fn dot(x: &Block, w: &Block) -> i32 {
 fn train(x: &Block, w: &mut Block, e: i16) {
     for (w, &x) in w.iter_mut().zip(x) {
         *w = w.saturating_add(((i32::from(x) * i32::from(e)) >> 16) as i16);
+    }
+}
+
+#[inline(never)]
+fn train_rounded(x: &Block, w: &mut Block, e: i16) {
+    for (w, &x) in w.iter_mut().zip(x) {
+        *w = w.saturating_add(((i32::from(x) * i32::from(e) + 0x8000) >> 16) as i16);
     }
 }
 

@@ -91,3 +91,84 @@ impl TextSse {
         self.matched.update(bit);
     }
 }
+
+/// The final APM stage of CM revision 8 (doc/FORMAT.md 4.19.1): three
+/// more APMs after [`TextSse`], each with `2^bits` hashed contexts times
+/// the partial byte: the last two bytes, the last three bytes, and the
+/// current word with the last byte. Each maps the stage's input
+/// probability; the output averages the input (weight `keep`) with the
+/// three.
+#[derive(Debug, Clone)]
+pub(crate) struct FinalSse {
+    apms: [Apm; 3],
+    bits: u32,
+    keep: u32,
+}
+
+/// What [`FinalSse`] sees of a byte (fixed for its eight bits).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct FinalByte {
+    /// Hashes of the last two and three bytes and of the word with the
+    /// last byte.
+    pub hashes: [u32; 3],
+}
+
+impl FinalSse {
+    /// Walks the maps (`snapshot.rs`).
+    pub(crate) fn visit(&mut self, v: &mut dyn crate::snapshot::Visitor) {
+        for a in &mut self.apms {
+            a.visit(v);
+        }
+    }
+
+    /// Bytes a stage of `bits` hash bits allocates.
+    pub(crate) const fn memory(bits: u32) -> u64 {
+        3 * 2 * 33 * (256u64 << bits)
+    }
+
+    /// Fresh maps of `2^bits * 256` contexts each (identity), adaptation
+    /// shift `rate`; the input's weight in the output average is `keep`.
+    pub fn new(bits: u32, rate: u32, keep: u32) -> Self {
+        FinalSse {
+            apms: std::array::from_fn(|_| Apm::new(256 << bits, rate)),
+            bits,
+            keep,
+        }
+    }
+
+    /// The three contexts' rows for the partial byte `c0`.
+    #[inline]
+    fn rows(&self, b: &FinalByte, c0: u32) -> [usize; 3] {
+        b.hashes
+            .map(|h| ((hash2(h, 0x3C6E_F372) >> (32 - self.bits)) << 8 | c0) as usize)
+    }
+
+    /// Starts loading the rows of partial byte `c0` (a cache hint).
+    #[inline]
+    pub fn prefetch(&self, b: &FinalByte, c0: u32) {
+        for (a, r) in self.apms.iter().zip(self.rows(b, c0)) {
+            a.prefetch(r);
+        }
+    }
+
+    /// Refines `p` (16-bit) for the partial byte `c0`.
+    #[inline]
+    pub fn refine(&mut self, p: u32, b: &FinalByte, c0: u32) -> u32 {
+        let rows = self.rows(b, c0);
+        let d = stretch(p);
+        let mut sum = p * self.keep;
+        for (a, r) in self.apms.iter_mut().zip(rows) {
+            sum += a.refine_stretched(d, r);
+        }
+        let n = self.keep + 3;
+        ((sum + n / 2) / n).clamp(1, 65535)
+    }
+
+    /// Trains the maps that [`refine`](Self::refine) used.
+    #[inline]
+    pub fn update(&mut self, bit: u32) {
+        for a in &mut self.apms {
+            a.update(bit);
+        }
+    }
+}

@@ -66,7 +66,7 @@ pub struct CmConfig {
 /// model of the `max` line (even revisions from 6) stays in the later even
 /// revisions only, so `default`'s revision 7 has revision 5's models and
 /// not revision 6's, and `max`'s revision 8 has all of 5, 6 and 7.
-pub fn revision_has(revision: u8, introduced: u8) -> bool {
+pub const fn revision_has(revision: u8, introduced: u8) -> bool {
     revision >= introduced && (introduced < 6 || introduced % 2 == 1 || revision.is_multiple_of(2))
 }
 
@@ -152,6 +152,19 @@ impl CmConfig {
             // candidates' expected-bit table (1.5 MiB) and the two
             // vocabularies' tables (0.5 MiB each) and records.
             + if self.since(7) { 3 << 20 } else { 0 }
+            // Revision 7 text (FORMAT 4.18.1): the final layer's 256 weight
+            // sets of up to 12 i16.
+            + if self.since(7) { 256 * 12 * 2 } else { 0 }
+            // Revision 8 text (FORMAT 4.19.1): the final APM stage (52 MiB),
+            // the run map (16 MiB) and the longest-order selector's 2,304
+            // weight sets of up to 128 i16 weights.
+            + if self.since(8) {
+                crate::sse::FinalSse::memory(super::FINAL_APM_BITS)
+                    + crate::runs::RunMap::memory(super::RUN_BITS)
+                    + 9 * 256 * 128 * 2
+            } else {
+                0
+            }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

@@ -46,7 +46,8 @@ use crate::models::detect::Detector;
 use crate::models::text;
 use crate::models::{ByteCtx, ContextModel, hash2};
 use crate::prim::{AdaptiveProbs, StateMap};
-use crate::sse::{SseByte, TextSse};
+use crate::runs::RunMap;
+use crate::sse::{FinalByte, FinalSse, SseByte, TextSse};
 use crate::state::STATES;
 use sep_coder::{Coder, FreqTable};
 
@@ -134,6 +135,19 @@ pub struct Cm {
     /// contexts that add a second, confidence input, after every other
     /// input.
     confidence: Vec<usize>,
+    /// Revision 8: how many of the first contexts are order contexts (for
+    /// the longest-order selector).
+    order_contexts: usize,
+    /// Revision 8: the final APM stage and what it sees of the byte.
+    final_sse: Option<FinalSse>,
+    final_byte: FinalByte,
+    /// Revision 8: byte runs of the first configured contexts, whose
+    /// inputs come last.
+    runs: Option<RunMap>,
+    /// Revisions 7 and 8 (4.18.1, 4.19.1): whether the text mixing changes
+    /// apply: with the configured families only, not after a kind is
+    /// detected.
+    text_mix: bool,
     hashes: Vec<u32>,
     buckets: Vec<usize>,
     nodes: Vec<usize>,
@@ -187,7 +201,15 @@ impl Cm {
             extra_selectors: config.revision >= 2,
             classes: 0,
             confidence: Vec::new(),
+            order_contexts: 0,
+            final_sse: None,
+            final_byte: FinalByte::default(),
+            runs: None,
+            text_mix: false,
         };
+        if config.since(8) {
+            cm.final_sse = Some(FinalSse::new(FINAL_APM_BITS, 6, FINAL_APM_KEEP));
+        }
         cm.install(families(config), true);
         cm.rev4_initial_weights();
         cm
@@ -201,10 +223,16 @@ impl Cm {
         if self.config.revision >= 4 {
             self.mixer.set_initial_weights(REV4_INITIAL_WEIGHT);
         }
-        if !self.confidence.is_empty() {
-            let first = self.mixer.inputs() - self.confidence.len();
+        let runs = self.run_inputs();
+        if !self.confidence.is_empty() || runs > 0 {
+            let first = self.mixer.inputs() - self.confidence.len() - runs;
             self.mixer
                 .set_initial_weights_from(first, CONFIDENCE_INITIAL_WEIGHT);
+        }
+        if runs > 0 {
+            let first = self.mixer.inputs() - runs;
+            self.mixer
+                .set_initial_weights_from(first, REV4_INITIAL_WEIGHT);
         }
     }
 
@@ -262,6 +290,18 @@ impl Cm {
         if self.config.since(6) {
             chosen.push(REV6_CLASS_BYTE_SETS);
         }
+        self.text_mix = configured && self.config.since(7);
+        if !configured {
+            // A detected kind codes without the final APM stage.
+            self.final_sse = None;
+        }
+        if self.text_mix && self.config.since(8) {
+            chosen.push(REV8_LONGEST_SETS);
+        }
+        self.order_contexts = families
+            .first()
+            .map_or(0, |f| f.contexts())
+            .min(REV8_LONGEST_ORDERS);
         self.bit_families = (0..families.len())
             .filter(|&k| families[k].bit_inputs() > 0)
             .collect();
@@ -278,13 +318,24 @@ impl Cm {
             text_first,
             most - others.min(most),
         );
-        let inputs = others + self.confidence.len();
+        let used = others + self.confidence.len();
+        let runs = if configured && self.config.since(8) {
+            REV8_RUNS.min(contexts).min(most - used.min(most))
+        } else {
+            0
+        };
+        self.runs = (runs > 0).then(|| RunMap::new(RUN_BITS, runs));
+        let inputs = used + runs;
         assert!(
             inputs <= most,
             "CM revision {}: {inputs} mixer inputs, at most {most}",
             self.config.revision
         );
-        self.mixer = Mixer2::new(inputs, &chosen, 8, 6, 2);
+        // Revision 7 (4.18.1): the final layer's set by partial byte, and
+        // rounded first-layer updates.
+        let final_sets = if self.text_mix { 256 } else { 8 };
+        self.mixer = Mixer2::new(inputs, &chosen, final_sets, 6, 2);
+        self.mixer.set_rounded(self.text_mix);
         self.families = families;
         self.maps = (0..contexts).map(|_| StateMap::default()).collect();
         self.states = vec![0; contexts];
@@ -377,6 +428,9 @@ impl Cm {
     #[inline]
     fn prefetch_apms(&self, c0: u32, i: u32, c1: u32, h2: usize) {
         self.apms.prefetch(c0, self.apm_byte.unwrap_or(c1), h2);
+        if let Some(f) = self.final_sse.as_ref() {
+            f.prefetch(&self.final_byte, c0);
+        }
         if let Some(sse) = self.sse.as_ref() {
             sse.prefetch(&self.sse_byte, c0, i);
         }
@@ -434,7 +488,7 @@ impl Cm {
         }
         self.mixer.set(input, 256);
         debug_assert_eq!(
-            input + 1 + self.confidence.len(),
+            input + 1 + self.confidence.len() + self.run_inputs(),
             self.mixer.inputs(),
             "declared inputs"
         );
@@ -446,7 +500,7 @@ impl Cm {
     /// probability if its bit history is deterministic, else 0.
     #[inline]
     fn set_confidence_inputs(&mut self) {
-        let first = self.mixer.inputs() - self.confidence.len();
+        let first = self.mixer.inputs() - self.confidence.len() - self.run_inputs();
         for k in 0..self.confidence.len() {
             let s = self.states[self.confidence[k]];
             let x = confidence_input(&self.maps[self.confidence[k]], s);
@@ -491,6 +545,15 @@ impl Cm {
         if !self.confidence.is_empty() {
             self.set_confidence_inputs();
         }
+        if let Some(r) = self.runs.as_mut() {
+            let mut buf = [0i32; REV8_RUNS];
+            let n = r.contexts();
+            r.inputs(c0, i, &mut buf[..n]);
+            let first = self.mixer.inputs() - n;
+            for (k, &x) in buf[..n].iter().enumerate() {
+                self.mixer.set(first + k, x);
+            }
+        }
         let third = match self.byte_selector {
             Some(_) => self.byte_selector_ctx * 8 + i as usize,
             None => c1 as usize,
@@ -520,14 +583,31 @@ impl Cm {
         if self.config.since(6) {
             // The classes of the last two bytes with the partial byte.
             self.mixer.select(k, (self.classes >> 4) << 8 | c0 as usize);
+            k += 1;
         }
-        self.mixer.select_final(i as usize);
+        if self.text_mix && self.config.since(8) {
+            // The longest order context seen, with the partial byte.
+            let longest = self.states[..self.order_contexts]
+                .iter()
+                .rposition(|&s| s != 0)
+                .map_or(0, |j| j + 1);
+            self.mixer.select(k, longest << 8 | c0 as usize);
+        }
+        if self.text_mix {
+            self.mixer.select_final(c0 as usize);
+        } else {
+            self.mixer.select_final(i as usize);
+        }
         let d = self.mixer.mix();
         let pm = self.mixer.last();
         let p = self.apms.refine(pm, d, c0, self.apm_byte.unwrap_or(c1), h2);
-        match self.sse.as_mut() {
+        let p = match self.sse.as_mut() {
             Some(sse) => sse.refine(p, &self.sse_byte, c0, i),
             None => p,
+        };
+        match self.final_sse.as_mut() {
+            Some(f) if self.text_mix => f.refine(p, &self.final_byte, c0),
+            _ => p,
         }
     }
 
@@ -556,6 +636,20 @@ impl Cm {
         if let Some(sse) = self.sse.as_mut() {
             sse.update(bit);
         }
+        if let Some(f) = self.final_sse.as_mut()
+            && self.text_mix
+        {
+            f.update(bit);
+        }
+        if let Some(r) = self.runs.as_mut() {
+            r.update(bit);
+        }
+    }
+
+    /// How many run inputs the mixer has (revision 8).
+    #[inline]
+    fn run_inputs(&self) -> usize {
+        self.runs.as_ref().map_or(0, |r| r.contexts())
     }
 
     /// Codes (or decodes) the byte at `pos` of the stream with history `st`,
@@ -587,6 +681,9 @@ impl Cm {
         if early {
             self.context_hashes(st, data, pos, vis);
         }
+        if let Some(r) = self.runs.as_mut() {
+            r.begin_byte(&self.hashes);
+        }
         let byte = u32::from(data[pos]);
         let c1 = st.c4 & 0xFF;
         let c2 = (st.c4 >> 8) & 0xFF;
@@ -604,6 +701,13 @@ impl Cm {
             };
         }
         let h2 = (hash2(c1, c2 | 0x1_0000) >> 24) as usize;
+        if self.final_sse.is_some() {
+            let c3 = (st.c4 >> 16) & 0xFF;
+            let o2 = hash2(c1 | 0x200, c2);
+            self.final_byte = FinalByte {
+                hashes: [o2, hash2(o2, c3 | 0x300), hash2(st.words.word ^ 0x400, c1)],
+            };
+        }
         // The first bit's APM rows load while the buckets are found.
         self.prefetch_apms(1, 7, c1, h2);
         self.find_buckets(None);
@@ -633,6 +737,9 @@ impl Cm {
         }
         let b = (c0 & 0xFF) as u8;
         data[pos] = b;
+        if let Some(r) = self.runs.as_mut() {
+            r.end_byte(b);
+        }
         st.observe(data, pos, b);
         if let Some(s) = self.serial.as_mut() {
             s.end_byte(b);
@@ -655,6 +762,21 @@ impl Cm {
         b
     }
 }
+
+/// Revision 8 (doc/FORMAT.md 4.19.1): how many of the first configured
+/// contexts get a run input, and log2 of the run map's slots.
+const REV8_RUNS: usize = 12;
+pub(crate) const RUN_BITS: u32 = 22;
+
+/// Revision 8: the longest-order selector looks at this many order
+/// contexts; its sets are `(orders + 1) * 256`.
+const REV8_LONGEST_ORDERS: usize = 8;
+const REV8_LONGEST_SETS: usize = (REV8_LONGEST_ORDERS + 1) * 256;
+
+/// Revision 8: log2 of the final APM stage's hashed contexts, and the
+/// weight of its input in its output's average.
+pub(crate) const FINAL_APM_BITS: u32 = 10;
+const FINAL_APM_KEEP: u32 = 1;
 
 /// Revision 5 and up: the first-layer weight a confidence input starts
 /// with (doc/FORMAT.md 4.16.1).

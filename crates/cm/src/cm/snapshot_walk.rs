@@ -24,6 +24,12 @@ impl Cm {
         if let Some(s) = self.sse.as_mut() {
             s.visit(v);
         }
+        if let Some(f) = self.final_sse.as_mut() {
+            f.visit(v);
+        }
+        if let Some(r) = self.runs.as_mut() {
+            r.visit(v);
+        }
         for f in &mut self.families {
             f.visit_state(v);
         }
