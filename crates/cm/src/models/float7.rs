@@ -34,7 +34,7 @@ const VOCAB_INPUTS: usize = 2;
 
 /// Records the vocabulary keeps at revisions 7 and 8.
 const VOCAB_CHEAP: usize = 16;
-const VOCAB_COSTLY: usize = 48;
+const VOCAB_COSTLY: usize = 128;
 
 /// Longest record, in bytes, that the vocabulary keeps.
 const MAX_RECORD_BYTES: usize = 64;
