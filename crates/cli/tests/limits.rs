@@ -182,17 +182,17 @@ fn memory_limit_picks_a_smaller_preset_or_refuses() {
     let data = text(50_000);
     let src = dir.path().join("t");
     std::fs::write(&src, &data).unwrap();
-    // max (CM revision 6) with 16 MiB blocks needs about 472 MiB, default
-    // (revision 5) about 302 MiB, counting the worst case of transforms.
+    // max (CM revision 8) with 16 MiB blocks needs about 760 MiB, default
+    // (revision 7) about 429 MiB, counting the worst case of transforms.
     let out = sep()
         .args([
-            "-m", "mix", "-p", "max", "-B", "16M", "-T1", "-M", "400M", "-c",
+            "-m", "mix", "-p", "max", "-B", "16M", "-T1", "-M", "600M", "-c",
         ])
         .arg(&src)
         .assert()
         .success()
         .stderr(predicate::str::contains(
-            "more than the limit of 400.0 MiB (-M/--memory); using the mix preset",
+            "more than the limit of 600.0 MiB (-M/--memory); using the mix preset",
         ))
         .get_output()
         .stdout
