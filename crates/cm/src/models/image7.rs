@@ -135,59 +135,9 @@ const CHANNELS: usize = 4;
 const SCALE: i32 = 16;
 /// Buckets of the distance of a predicted byte to the partial byte's split
 /// point: exact within 15, then by powers of two, either side.
-const DISTANCES: usize = 42;
-
-/// Per-bit inputs from predicted bytes that know how far each prediction
-/// lies from the value where the bit changes (as revision 4's, FORMAT
-/// 4.15.2): bucket of `e - mid` per (situation, bit, prediction).
-#[derive(Debug, Clone)]
-struct DistanceBits<const K: usize> {
-    expected: [i32; K],
-    probs: AdaptiveProbs,
-    base: usize,
-    index: [usize; K],
-}
-
-impl<const K: usize> DistanceBits<K> {
-    fn new(situations: usize) -> Self {
-        DistanceBits {
-            expected: [0; K],
-            probs: AdaptiveProbs::new(situations * 8 * K * DISTANCES, 255),
-            base: 0,
-            index: [0; K],
-        }
-    }
-
-    fn begin(&mut self, expected: [u32; K], situation: usize) {
-        self.expected = expected.map(|e| e as i32);
-        self.base = situation * 8;
-    }
-
-    #[inline]
-    fn predict(&mut self, c0: u32, i: u32, out: &mut [i32]) {
-        let prefix = (c0 ^ (1 << (7 - i))) as i32;
-        let mid = (prefix << (i + 1)) + (1 << i);
-        for (k, (o, &e)) in out.iter_mut().zip(&self.expected).enumerate() {
-            let d = e - mid;
-            let a = d.unsigned_abs();
-            let b = if a < 16 {
-                a
-            } else {
-                12 + (32 - a.leading_zeros())
-            } as usize;
-            let q = if d >= 0 { 21 + b } else { b };
-            let idx = ((self.base + i as usize) * K + k) * DISTANCES + q;
-            self.index[k] = idx;
-            *o = self.probs.stretched(idx);
-        }
-    }
-
-    fn update(&mut self, bit: u32) {
-        for &idx in &self.index {
-            self.probs.update(idx, bit);
-        }
-    }
-}
+// The distance inputs are revision 4's (FORMAT 4.15.2), shared with
+// `pixel4`.
+use super::pixel4::{DISTANCES, DistanceBits};
 
 /// What the family computes from the neighbourhood of one byte.
 #[derive(Debug, Clone, Copy)]

@@ -144,7 +144,7 @@ impl Lms {
 
 /// Buckets of the distance of a predicted byte to the partial byte's split
 /// point: exact within 15, then by powers of two, either side.
-const DISTANCES: usize = 42;
+pub(super) const DISTANCES: usize = 42;
 
 /// Per-bit inputs from predicted bytes that know how far each prediction
 /// lies from the value where the bit changes: for bit `i` with the bits so
@@ -152,7 +152,7 @@ const DISTANCES: usize = 42;
 /// the bit is 1, and the input is the probability of a 1 seen with this
 /// distance `e - mid` (bucketed), in the family's situation.
 #[derive(Debug, Clone)]
-struct DistanceBits<const K: usize> {
+pub(super) struct DistanceBits<const K: usize> {
     expected: [i32; K],
     probs: AdaptiveProbs,
     base: usize,
@@ -160,7 +160,7 @@ struct DistanceBits<const K: usize> {
 }
 
 impl<const K: usize> DistanceBits<K> {
-    fn new(situations: usize) -> Self {
+    pub(super) fn new(situations: usize) -> Self {
         DistanceBits {
             expected: [0; K],
             probs: AdaptiveProbs::new(situations * 8 * K * DISTANCES, 255),
@@ -169,13 +169,13 @@ impl<const K: usize> DistanceBits<K> {
         }
     }
 
-    fn begin(&mut self, expected: [u32; K], situation: usize) {
+    pub(super) fn begin(&mut self, expected: [u32; K], situation: usize) {
         self.expected = expected.map(|e| e as i32);
         self.base = situation * 8;
     }
 
     #[inline]
-    fn predict(&mut self, c0: u32, i: u32, out: &mut [i32]) {
+    pub(super) fn predict(&mut self, c0: u32, i: u32, out: &mut [i32]) {
         let prefix = (c0 ^ (1 << (7 - i))) as i32;
         let mid = (prefix << (i + 1)) + (1 << i);
         for (k, (o, &e)) in out.iter_mut().zip(&self.expected).enumerate() {
@@ -193,7 +193,7 @@ impl<const K: usize> DistanceBits<K> {
         }
     }
 
-    fn update(&mut self, bit: u32) {
+    pub(super) fn update(&mut self, bit: u32) {
         for &idx in &self.index {
             self.probs.update(idx, bit);
         }
