@@ -1,6 +1,6 @@
 //! Which CM revision has which model (doc/FORMAT.md 4.18): the `default`
 //! line (odd revisions from 5) and the `max` line (even revisions from 6),
-//! and revisions 7 and 8 round trip on text, binary data and detected kinds.
+//! and revisions 7 to 10 round trip on text, binary data and detected kinds.
 
 mod common;
 use common::{config, mixed_text, noise, round_trip, soft_bmp};
@@ -23,6 +23,15 @@ fn each_line_keeps_its_own_models() {
         (8, 6, true),
         (8, 7, true),
         (8, 8, true),
+        (9, 6, false),
+        (9, 7, true),
+        (9, 8, false),
+        (9, 9, true),
+        (9, 10, false),
+        (10, 6, true),
+        (10, 8, true),
+        (10, 9, true),
+        (10, 10, true),
         (2, 4, false),
         (4, 4, true),
         (4, 5, false),
@@ -38,24 +47,24 @@ fn each_line_keeps_its_own_models() {
 }
 
 #[test]
-fn revisions_up_to_8_are_valid_and_9_is_not() {
-    for revision in 0..=8 {
+fn revisions_up_to_10_are_valid_and_11_is_not() {
+    for revision in 0..=10 {
         if revision == 3 {
             continue; // the lean model takes other fields (4.14)
         }
         assert!(config(revision).validate().is_ok(), "revision {revision}");
     }
-    let err = config(9).validate().unwrap_err();
+    let err = config(11).validate().unwrap_err();
     assert!(err.contains("unknown"), "{err}");
 }
 
 #[test]
-fn revisions_7_and_8_round_trip_and_are_deterministic() {
+fn revisions_7_to_10_round_trip_and_are_deterministic() {
     let readme = include_bytes!("../../../README.md");
     let mut bin = noise(6_000, 11);
     bin.extend(&readme[..readme.len().min(4_000)]);
     let bmp = soft_bmp(48, 32);
-    for revision in [7, 8] {
+    for revision in [7, 8, 9, 10] {
         for data in [&mixed_text()[..], &bin, &bmp, b"", b"x"] {
             let a = round_trip(data, &config(revision));
             let b = round_trip(data, &config(revision));
@@ -70,4 +79,7 @@ fn the_default_line_leaves_out_the_max_lines_memory() {
     assert!(config(7).memory_bytes() < config(8).memory_bytes());
     assert!(config(6).memory_bytes() <= config(8).memory_bytes());
     assert!(config(5).memory_bytes() <= config(7).memory_bytes());
+    assert!(config(7).memory_bytes() <= config(9).memory_bytes());
+    assert!(config(9).memory_bytes() < config(10).memory_bytes());
+    assert!(config(8).memory_bytes() <= config(10).memory_bytes());
 }

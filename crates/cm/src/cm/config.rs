@@ -52,7 +52,8 @@ pub struct CmConfig {
     /// preset `default`; 6 is revision 5 plus the costlier models of section
     /// 4.17 (`revision >= 6`), written by `max`; 7 is revision 5 plus the
     /// models of section 4.18 and 8 is revision 6 plus those of sections
-    /// 4.18 and 4.19. From 5 on, odd revisions are the `default` line and
+    /// 4.18 and 4.19; 9 is 7 plus the models of section 4.20 and 10 is 8
+    /// plus those of 4.20 and 4.21. From 5 on, odd revisions are the `default` line and
     /// even ones the `max` line: a model of a `max` revision is in the later
     /// `max` revisions only ([`revision_has`]). Not part of
     /// `sep::params::write_cm`:
@@ -206,8 +207,8 @@ impl CmConfig {
                 self.selectors
             ));
         }
-        if self.revision > 8 {
-            return Err(format!("CM revision {} unknown (0 to 8)", self.revision));
+        if self.revision > 10 {
+            return Err(format!("CM revision {} unknown (0 to 10)", self.revision));
         }
         if self.revision == 3 {
             if self.match_min == 0 {
