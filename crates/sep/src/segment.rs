@@ -112,16 +112,29 @@ pub fn pixels_transform(config: &ModelConfig) -> bool {
     matches!(config, ModelConfig::Mix(m) if m.cm.revision >= 5)
 }
 
-/// The payload of a segmented block for `raw` and how many of `raw`'s bytes
-/// are entropy-coded data that its transforms decoded (`dense_bytes`), or
-/// `None` when no transform applies or the model is `store`.
+/// A segmented block's payload, and what the encoder needs to decide whether
+/// to code the block untransformed as well (`crate::encoder`, `code_block`).
+pub(crate) struct Segmented {
+    /// The payload (section 8).
+    pub payload: Vec<u8>,
+    /// How many of the block's bytes are entropy-coded data that its
+    /// transforms decoded (`dense_bytes`).
+    pub dense: u64,
+    /// Whether the block starts with an x86 ELF or PE header naming its code
+    /// sections and at least one x86 segment was made
+    /// ([`sep_transform::detect::header_names_code`]).
+    pub header_code: bool,
+}
+
+/// The segmented block for `raw`, or `None` when no transform applies or
+/// the model is `store`.
 pub(crate) fn encode(
     config: &ModelConfig,
     seed: u64,
     raw: &[u8],
     cancel: &Cancel,
     stats: &EncodeStats,
-) -> Option<(Vec<u8>, u64)> {
+) -> Option<Segmented> {
     // Options::transforms (--no-transforms) turns segmented blocks off in
     // the caller.
     if matches!(config, ModelConfig::Store) {
@@ -144,6 +157,8 @@ pub(crate) fn encode(
         mut inner,
     } = plan?;
     let dense = dense_bytes(&segments, models_jpeg(config, raw));
+    let header_code = segments.iter().any(|s| s.kind == Kind::X86)
+        && sep_transform::detect::header_names_code(raw);
     let t = Instant::now();
     let streams = if inner.is_empty() {
         Vec::new()
@@ -169,7 +184,11 @@ pub(crate) fn encode(
     for s in &streams {
         p.extend_from_slice(s);
     }
-    Some((p, dense))
+    Some(Segmented {
+        payload: p,
+        dense,
+        header_code,
+    })
 }
 
 /// A parsed, validated table: the segments (with their lengths), the stream

@@ -217,6 +217,16 @@ fn zip_body(d: &[u8], at: usize) -> Option<usize> {
     (i < d.len() && plausible_deflate(d[i])).then_some(i)
 }
 
+/// Whether `data` starts with an x86 ELF or PE header that names at least
+/// one code section of [`MIN_X86`] bytes or more inside `data`: such code is
+/// known to be code, not guessed from statistics (the encoder then trusts
+/// the x86 transform without also coding the block untransformed).
+pub fn header_names_code(data: &[u8]) -> bool {
+    let mut found = Vec::new();
+    x86_headers(data, &mut found);
+    !found.is_empty()
+}
+
 /// Code sections named by an ELF or PE header at the start of `data`.
 fn x86_headers(d: &[u8], out: &mut Vec<Candidate>) {
     let mut push = |off: usize, size: usize| {
