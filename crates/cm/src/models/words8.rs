@@ -292,58 +292,35 @@ impl ContextModel for Words8Contexts {
     }
 
     fn visit_state(&mut self, v: &mut dyn crate::snapshot::Visitor) {
-        let mut words = [
-            self.word,
-            self.words[0],
-            self.words[1],
-            self.words[2],
-            self.before,
-            self.line_first,
-            self.line_words,
-            self.cps[0],
-            self.cps[1],
-            self.cp_cur,
-            self.cp_left,
-            self.markup,
-            self.tag,
-            self.opener,
-            self.inner,
-            self.digits,
-            self.number,
-            self.classes,
-            self.letters as u32,
-            (self.letters >> 32) as u32,
-            self.sentence_words,
-            self.sentence_end,
-        ];
-        v.u32s(&mut words);
-        let letters_lo;
-        let letters_hi;
-        [
-            self.word,
-            self.words[0],
-            self.words[1],
-            self.words[2],
-            self.before,
-            self.line_first,
-            self.line_words,
-            self.cps[0],
-            self.cps[1],
-            self.cp_cur,
-            self.cp_left,
-            self.markup,
-            self.tag,
-            self.opener,
-            self.inner,
-            self.digits,
-            self.number,
-            self.classes,
-            letters_lo,
-            letters_hi,
-            self.sentence_words,
-            self.sentence_end,
-        ] = words;
-        self.letters = (u64::from(letters_hi) << 32 | u64::from(letters_lo)) & 0xFFFF_FFFF_FFFF;
+        // One walk in field order (the visitors read and write flat
+        // little-endian bytes, so single fields and arrays make the same
+        // stream; `letters` as one u64 is its low then high 32 bits).
+        fn one(v: &mut dyn crate::snapshot::Visitor, x: &mut u32) {
+            v.u32s(std::slice::from_mut(x));
+        }
+        one(v, &mut self.word);
+        v.u32s(&mut self.words);
+        for x in [&mut self.before, &mut self.line_first, &mut self.line_words] {
+            one(v, x);
+        }
+        v.u32s(&mut self.cps);
+        for x in [
+            &mut self.cp_cur,
+            &mut self.cp_left,
+            &mut self.markup,
+            &mut self.tag,
+            &mut self.opener,
+            &mut self.inner,
+            &mut self.digits,
+            &mut self.number,
+            &mut self.classes,
+        ] {
+            one(v, x);
+        }
+        v.u64s(std::slice::from_mut(&mut self.letters));
+        self.letters &= 0xFFFF_FFFF_FFFF;
+        one(v, &mut self.sentence_words);
+        one(v, &mut self.sentence_end);
         // A restored sequence needs at most three more bytes.
         self.cp_left = self.cp_left.min(3);
         crate::snapshot::visit_usize(v, &mut self.line_start);
