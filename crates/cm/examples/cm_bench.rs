@@ -132,6 +132,14 @@ fn main() {
         if std::env::var_os("CM_DEBUG").is_some() {
             eprintln!("{path}: detected record length {}", st.record_len());
         }
+        if std::env::var_os("CM_HASH").is_some() {
+            // FNV-1a of the coded bytes: a quick check that a speed change
+            // left every coded bit as it was (compare before/after builds).
+            let h = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            });
+            eprintln!("{path}: coded {} bytes, fnv1a {h:016x}", bytes.len());
+        }
         let mut d = 0.0;
         if verify {
             let t = Instant::now();
