@@ -69,6 +69,16 @@ pub struct Mixer2 {
     /// CM revision 8 (doc/FORMAT.md 4.19.1): first-layer updates are
     /// rounded to nearest rather than floored.
     rounded: bool,
+    /// CM revision 9 (doc/FORMAT.md 4.20.1): each first-layer weight
+    /// set's update count (saturating), for a rate that starts higher and
+    /// decays per set; empty: off.
+    counts: Vec<u16>,
+    /// Revision 9: the extra rate of a fresh set and the count at which
+    /// it has halved.
+    boost: i32,
+    half: i32,
+    /// Revision 9: first-layer rates are in units of `2^-rate_shift`.
+    rate_shift: u32,
 }
 
 impl Mixer2 {
@@ -84,6 +94,8 @@ impl Mixer2 {
         for lane in &mut self.fw {
             v.i16s(&mut lane[..k]);
         }
+        // Revision 9's per-set update counts (none before).
+        v.u16s(&mut self.counts);
     }
 
     /// A mixer of `n` inputs; `selector_sizes[k]` is the number of weight
@@ -130,6 +142,10 @@ impl Mixer2 {
             lr,
             flr: final_lr,
             rounded: false,
+            counts: Vec::new(),
+            boost: 0,
+            half: 1,
+            rate_shift: 0,
         }
     }
 
@@ -162,6 +178,20 @@ impl Mixer2 {
     /// 16`) instead of flooring them, from now on (CM revision 8).
     pub fn set_rounded(&mut self, rounded: bool) {
         self.rounded = rounded;
+    }
+
+    /// CM revision 9 (doc/FORMAT.md 4.20.1): from now on a first-layer
+    /// set that has been trained `n` times trains with rate `(lr + boost *
+    /// half / (half + n)) >> rate_shift` applied to the error (`n`
+    /// saturates at 65535), so rarely chosen sets learn fast, and the
+    /// rates (this one's and [`set_rates`](Self::set_rates)' `lr`) are in
+    /// units of `2^-rate_shift`.
+    pub fn set_set_rates(&mut self, boost: i32, half: i32, rate_shift: u32) {
+        self.rate_shift = rate_shift;
+        let total = self.selectors.last().map_or(0, |&(b, n)| b + n);
+        self.counts = vec![0; total];
+        self.boost = boost;
+        self.half = half.max(1);
     }
 
     /// Number of inputs.
@@ -236,7 +266,16 @@ impl Mixer2 {
         let k = self.selectors.len();
         let stride = self.blocks * BLOCK;
         for j in 0..k {
-            let e = (((target - self.pr1[j] as i32) >> 4) * self.lr).clamp(-32767, 32767) as i16;
+            let lr = match self.counts.get_mut(self.chosen[j]) {
+                Some(c) => {
+                    let n = i32::from(*c);
+                    *c = c.saturating_add(1);
+                    self.lr + self.boost * self.half / (self.half + n)
+                }
+                None => self.lr,
+            };
+            let e = ((((target - self.pr1[j] as i32) >> 4) * lr) >> self.rate_shift)
+                .clamp(-32767, 32767) as i16;
             let w = &mut self.w[self.chosen[j] * stride..][..stride];
             for (b, w) in w.chunks_exact_mut(BLOCK).enumerate() {
                 let w = w.try_into().expect("a block");

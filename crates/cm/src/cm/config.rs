@@ -121,6 +121,10 @@ impl CmConfig {
             + if self.since(7) { crate::models::jpeg7::MEMORY } else { 0 }
             // Revision 8, JPEG (FORMAT 4.19.2): that family's table doubled.
             + if self.since(8) { crate::models::jpeg7::MEMORY_MAX_LINE } else { 0 }
+            // Revision 9, text mixing (FORMAT 4.20.1): a u16 update count
+            // per first-layer weight set of the configured families' mixer
+            // (under 2^17 sets with every selector).
+            + if self.since(9) { 2 << 17 } else { 0 }
             // Revision 6 text (FORMAT 4.17.1-2): the confidence inputs make
             // the mixer two blocks of 32 weights (the class selector's
             // second block, 2 MiB) and its class-and-partial-byte selector

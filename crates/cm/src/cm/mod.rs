@@ -336,6 +336,12 @@ impl Cm {
         let final_sets = if self.text_mix { 256 } else { 8 };
         self.mixer = Mixer2::new(inputs, &chosen, final_sets, 6, 2);
         self.mixer.set_rounded(self.text_mix);
+        if self.text_mix && self.config.since(9) {
+            // Revision 9 (4.20.1): rates in quarter units, higher for the
+            // sets trained least.
+            self.mixer
+                .set_set_rates(REV9_SET_BOOST, REV9_SET_HALF, REV9_RATE_SHIFT);
+        }
         self.families = families;
         self.maps = (0..contexts).map(|_| StateMap::default()).collect();
         self.states = vec![0; contexts];
@@ -691,7 +697,13 @@ impl Cm {
             // Revision 2 learns faster at the start of a stream: the
             // first layer's rate decays from 16 towards 6 (11 at 16 KiB).
             let n = (pos - st.start).min(1 << 30) as i32;
-            self.mixer.set_rates(6 + 10 * 16384 / (16384 + n), 2);
+            if self.text_mix && self.config.since(9) {
+                // Revision 9 (4.20.1): a lower floor, in quarter units.
+                self.mixer
+                    .set_rates(REV9_RATE_FLOOR + REV9_RATE_EXTRA * 16384 / (16384 + n), 2);
+            } else {
+                self.mixer.set_rates(6 + 10 * 16384 / (16384 + n), 2);
+            }
             let m = &st.matcher;
             self.sse_byte = SseByte {
                 word: hash2(st.words.word, c1),
@@ -767,6 +779,16 @@ impl Cm {
 /// contexts get a run input, and log2 of the run map's slots.
 const REV8_RUNS: usize = 12;
 pub(crate) const RUN_BITS: u32 = 22;
+
+/// Revision 9 (doc/FORMAT.md 4.20.1): the first-layer rate of the
+/// configured families' mixer after `n` bytes is `(FLOOR + EXTRA * 16384 /
+/// (16384 + n) + BOOST * HALF / (HALF + count)) / 2^SHIFT`, `count` the
+/// chosen set's updates so far.
+const REV9_RATE_FLOOR: i32 = 8;
+const REV9_RATE_EXTRA: i32 = 40;
+const REV9_SET_BOOST: i32 = 32;
+const REV9_SET_HALF: i32 = 256;
+const REV9_RATE_SHIFT: u32 = 2;
 
 /// Revision 8: the longest-order selector looks at this many order
 /// contexts; its sets are `(orders + 1) * 256`.
