@@ -1,7 +1,7 @@
 //! Compression: both predictors tried on the array, the smaller coding kept,
 //! and the error-bound modes (abs, rel, psnr, ratio) resolved to a step.
 
-use crate::model::FAST;
+use crate::model::{FAST2, tables};
 use crate::*;
 
 /// The model revision the encoder writes.
@@ -56,7 +56,7 @@ fn code_best(
     match opts.predictor {
         Some(p) => code_with(values, dtype, grid, bound, fills, p, revision, on),
         None => {
-            let sampled = revision == FAST;
+            let sampled = tables(revision);
             let by_level = opts.by_level && on.is_none();
             let (p, rate) =
                 choose_predictor(values, dtype, grid, bound, fills, sampled, on, by_level);
@@ -270,7 +270,7 @@ pub(crate) fn compress_inner(
     }
     let rev = opts
         .revision
-        .unwrap_or(if opts.fast { FAST } else { NEWEST });
+        .unwrap_or(if opts.fast { FAST2 } else { NEWEST });
     if rev >= crate::model::REVISIONS {
         return Err(Error::Invalid(format!(
             "model revision {rev} is not known (below {})",
