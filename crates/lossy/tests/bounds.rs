@@ -560,7 +560,7 @@ fn fast_setting_uses_the_default_model_at_low_rates_on_f64() {
     };
     for (dtype, mode, want) in [
         (Dtype::F64, Mode::Rel(1e-2), 1),
-        (Dtype::F64, Mode::Rel(1e-5), 3),
+        (Dtype::F64, Mode::Rel(1e-7), 3),
         (Dtype::F32, Mode::Rel(1e-2), 3),
     ] {
         let raw = to_raw(&v, dtype);
