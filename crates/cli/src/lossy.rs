@@ -283,7 +283,7 @@ fn list(_ctx: &Ctx, input: &Path) -> Result<()> {
         format!(
             "lossy/{}{}",
             info.predictor.name(),
-            if info.revision == sl::model::FAST {
+            if sl::model::tables(info.revision) {
                 "/fast"
             } else {
                 ""

@@ -134,7 +134,7 @@ fn fast_level_round_trips_within_the_bound_and_lists_as_fast() {
         assert!(archive.len() < data.len() / 3, "{level}: {}", archive.len());
         assert_eq!(
             archive[5],
-            if level == "fast" { 2 } else { 1 },
+            if level == "fast" { 3 } else { 1 },
             "coder byte"
         );
         let listed = sep().arg("-l").arg(&a).assert().success();

@@ -38,7 +38,9 @@
 //! array's type, kept under the same check against `e`.
 
 use crate::fast::{self, CdfCoder};
-use crate::model::{CodeModel, ESCAPED, MAX_BITS, Symbol, UNKNOWN, bucket};
+use crate::model::{
+    CodeModel, ESCAPED, FAST2, MAX_BITS, Symbol, UNKNOWN, bucket, bucket3, bucket3_of,
+};
 use crate::{Dtype, Predictor};
 
 /// The array's geometry, padded to four dimensions.
@@ -77,8 +79,10 @@ pub(crate) struct State<'a> {
     pub two_e: f64,
     /// `1 / two_e` (the fast setting's encoder).
     pub inv_two_e: f64,
-    /// Model revision [`crate::model::FAST`].
+    /// A model revision with symbol tables ([`crate::model::tables`]).
     pub fast: bool,
+    /// Model revision [`FAST2`] (its buckets are [`bucket3`]).
+    pub v3: bool,
     pub fills: &'a [u64],
     /// Values used for prediction (specials replaced by their prediction).
     pub recon: Vec<f64>,
@@ -107,7 +111,8 @@ impl<'a> State<'a> {
             e,
             two_e: 2.0 * e,
             inv_two_e: 1.0 / (2.0 * e),
-            fast: revision == crate::model::FAST,
+            fast: crate::model::tables(revision),
+            v3: revision == FAST2,
             fills,
             recon: vec![0.0; n],
             out: vec![0; n],
@@ -129,6 +134,7 @@ impl<'a> State<'a> {
             two_e: 2.0 * e,
             inv_two_e: 1.0 / (2.0 * e),
             fast: false,
+            v3: false,
             fills,
             recon: vec![0.0; n],
             out: Vec::new(),
@@ -259,7 +265,7 @@ impl<'a> State<'a> {
     /// prediction and its decoded value.
     #[inline]
     fn apply(&mut self, i: usize, pred: f64, sym: Symbol) {
-        self.buckets[i] = bucket(sym);
+        self.buckets[i] = if self.v3 { bucket3(sym) } else { bucket(sym) };
         let (recon, out) = self.reconstruction(pred, sym);
         self.recon[i] = recon;
         self.out[i] = out;
@@ -293,14 +299,27 @@ impl<'a> State<'a> {
         self.recon[i] = x;
     }
 
-    /// [`point`](Self::point) of the fast revision off a value grid, with the
-    /// buckets `n0`, `n1` of the first two neighbours (the only ones its
-    /// model reads), for arrays of `f64` (`WIDE`) or `f32`: a code in
-    /// `-15..=15` takes a straight path (one table symbol, its bucket from a
-    /// table); anything else goes the general way. The same bits and values
-    /// as [`point`](Self::point).
+    /// Keeps a code of the straight path of [`point_fast`](Self::point_fast):
+    /// point `i`'s bucket `b` and reconstruction `r` (for an array of `f64`,
+    /// `WIDE`, or `f32`).
     #[inline(always)]
-    fn point_fast<C: CdfCoder, const ENC: bool, const WIDE: bool>(
+    fn keep<const WIDE: bool>(&mut self, i: usize, b: u8, r: f64) {
+        self.buckets[i] = b;
+        self.recon[i] = r;
+        self.out[i] = to_bits_w::<WIDE>(r);
+    }
+
+    /// [`point`](Self::point) of the fast revisions off a value grid, with
+    /// the buckets `n0`, `n1` of the first two neighbours (the only ones
+    /// their model reads), for arrays of `f64` (`WIDE`) or `f32`, revision
+    /// [`FAST2`] (`V3`) or [`FAST`](crate::model::FAST): a code with a table
+    /// symbol of its own (`-15..=15`, or `|q| <` [`fast::CLASS_LIMIT`] in
+    /// revision 3) takes a straight path (its bucket from a table or a few
+    /// operations); anything else goes the general way. The same bits and
+    /// values as [`point`](Self::point).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn point_fast<C: CdfCoder, const ENC: bool, const WIDE: bool, const V3: bool>(
         &mut self,
         c: &mut C,
         i: usize,
@@ -309,18 +328,27 @@ impl<'a> State<'a> {
         n0: u8,
         n1: u8,
     ) {
-        debug_assert!(self.fast && self.grid.is_none() && !self.dry);
+        debug_assert!(self.fast && self.grid.is_none() && !self.dry && self.v3 == V3);
         if ENC {
             if x.is_finite() && !self.fills.contains(&to_bits_w::<WIDE>(x)) {
                 let q = round_half_away((x - pred) * self.inv_two_e);
-                if q.abs() <= 15.0 {
+                let limit = if V3 {
+                    (fast::CLASS_LIMIT - 1) as f64
+                } else {
+                    15.0
+                };
+                if q.abs() <= limit {
                     let r = round_w::<WIDE>(pred + q * self.two_e);
                     if r.is_finite() && (x - r).abs() <= self.e {
-                        let s = fast::symbol_of(q as i64);
-                        self.model.code_small(c, n0, n1, s);
-                        self.buckets[i] = SMALL_BUCKET[s];
-                        self.recon[i] = r;
-                        self.out[i] = to_bits_w::<WIDE>(r);
+                        let q = q as i64;
+                        if V3 {
+                            self.model.code_small3(c, n0, n1, q);
+                            self.keep::<WIDE>(i, bucket3_of(q), r);
+                        } else {
+                            let s = fast::symbol_of(q);
+                            self.model.code_small(c, n0, n1, s);
+                            self.keep::<WIDE>(i, SMALL_BUCKET[s], r);
+                        }
                         return;
                     }
                 }
@@ -328,12 +356,17 @@ impl<'a> State<'a> {
             // A larger code or an escape: the table's OTHER and the rest.
             self.point::<C, true>(c, i, pred, x, [n0, n1, UNKNOWN, UNKNOWN], 0);
         } else {
-            let s = self.model.code_small(c, n0, n1, fast::OTHER);
-            if s != fast::OTHER {
-                let r = round_w::<WIDE>(pred + fast::code_of(s) as f64 * self.two_e);
-                self.buckets[i] = SMALL_BUCKET[s];
-                self.recon[i] = r;
-                self.out[i] = to_bits_w::<WIDE>(r);
+            let small = if V3 {
+                self.model
+                    .code_small3(c, n0, n1, 0)
+                    .map(|q| (q, bucket3_of(q)))
+            } else {
+                let s = self.model.code_small(c, n0, n1, fast::OTHER);
+                (s != fast::OTHER).then(|| (fast::code_of(s), SMALL_BUCKET[s]))
+            };
+            if let Some((q, b)) = small {
+                let r = round_w::<WIDE>(pred + q as f64 * self.two_e);
+                self.keep::<WIDE>(i, b, r);
             } else {
                 let sym = self.model.code_after_other(c, n0, n1, Symbol::Code(0));
                 self.apply(i, pred, sym);
@@ -544,6 +577,7 @@ fn lorenzo_rows<C: CdfCoder, const ENC: bool, const WIDE: bool>(
     let near = ctx_delta.map(|dl| Near::new(g, dl));
     let dry = ENC && st.dry;
     let quick = st.fast && st.grid.is_none() && !dry;
+    let v3 = st.v3;
     let dry_quick = dry && st.grid.is_none();
     let n3 = g.dims[3];
     for a in 0..g.dims[0] {
@@ -568,7 +602,11 @@ fn lorenzo_rows<C: CdfCoder, const ENC: bool, const WIDE: bool>(
                     let xi = if ENC { x[i] } else { 0.0 };
                     if quick {
                         let (n0, n1) = (nb(0), nb(1));
-                        st.point_fast::<C, ENC, WIDE>(c, i, pred, xi, n0, n1);
+                        if v3 {
+                            st.point_fast::<C, ENC, WIDE, true>(c, i, pred, xi, n0, n1);
+                        } else {
+                            st.point_fast::<C, ENC, WIDE, false>(c, i, pred, xi, n0, n1);
+                        }
                     } else if dry_quick {
                         st.point_dry::<WIDE>(i, pred, xi);
                     } else {
@@ -654,6 +692,7 @@ fn interpolation_rows<C: CdfCoder, const ENC: bool, const WIDE: bool>(
     let base = st.two_e;
     let dry = ENC && st.dry;
     let quick = st.fast && st.grid.is_none() && !dry;
+    let v3 = st.v3;
     let dry_quick = dry && st.grid.is_none();
     for lvl in (0..levels).rev() {
         let s = 1usize << lvl;
@@ -734,7 +773,11 @@ fn interpolation_rows<C: CdfCoder, const ENC: bool, const WIDE: bool>(
                             let xi = if ENC { x[i] } else { 0.0 };
                             if quick {
                                 let (n0, n1) = (nb(0), nb(1));
-                                st.point_fast::<C, ENC, WIDE>(c, i, pred, xi, n0, n1);
+                                if v3 {
+                                    st.point_fast::<C, ENC, WIDE, true>(c, i, pred, xi, n0, n1);
+                                } else {
+                                    st.point_fast::<C, ENC, WIDE, false>(c, i, pred, xi, n0, n1);
+                                }
                             } else if dry_quick {
                                 st.point_dry::<WIDE>(i, pred, xi);
                             } else {

@@ -1,7 +1,7 @@
 //! Compression: both predictors tried on the array, the smaller coding kept,
 //! and the error-bound modes (abs, rel, psnr, ratio) resolved to a step.
 
-use crate::model::FAST;
+use crate::model::{FAST2, tables};
 use crate::*;
 
 /// The model revision the encoder writes.
@@ -56,7 +56,7 @@ fn code_best(
     match opts.predictor {
         Some(p) => code_with(values, dtype, grid, bound, fills, p, revision, on),
         None => {
-            let sampled = revision == FAST;
+            let sampled = tables(revision);
             let by_level = opts.by_level && on.is_none();
             let (p, rate) =
                 choose_predictor(values, dtype, grid, bound, fills, sampled, on, by_level);
@@ -80,13 +80,14 @@ fn code_best(
 
 /// Below this many estimated bits per value the fast setting codes an `f64`
 /// array with the default setting's model ([`NEWEST`]), which is still well
-/// above 50 MB/s there (8 bytes per value, about one binary decision per
-/// value at these rates). Estimates of the fast dry run on the float set's
-/// `f64` files: Air-pressure 0.26 at rel 1e-2 (3,015 bytes with the fast
-/// tables, 2,457 with the model at 92 MB/s; SZ3 3,325 at a higher PSNR) and
-/// 1.63 at rel 1e-3 (18,670 and 18,058 bytes, but the model ran at 48 MB/s:
-/// 1,330 instructions per value against 650), Basel-temp 2.11 at rel 1e-2.
-const FAST_LOW_RATE: f64 = 1.0;
+/// above 50 MB/s there (8 bytes per value, at most about two binary
+/// decisions per value at these rates). Estimates of the fast dry run on the
+/// float set's `f64` files: Air-pressure 0.26 at rel 1e-2 (3,015 bytes with
+/// the fast tables, 2,457 with the model at 92 MB/s; SZ3 3,325 at a higher
+/// PSNR) and 1.63 at rel 1e-3 (18,671 bytes with revision 3's tables, 18,058
+/// with the model, 66 MB/s at load 16; SZ3 19,461 at 0.48 dB more, which put
+/// the tables' curve 0.04 dB below SZ3's there), Basel-temp 2.11 at rel 1e-2.
+const FAST_LOW_RATE: f64 = 2.0;
 
 /// The smallest distance between distinct values among the first 4096
 /// valid ones, when the data may lie on a grid (see [`value_grid`]).
@@ -270,7 +271,7 @@ pub(crate) fn compress_inner(
     }
     let rev = opts
         .revision
-        .unwrap_or(if opts.fast { FAST } else { NEWEST });
+        .unwrap_or(if opts.fast { FAST2 } else { NEWEST });
     if rev >= crate::model::REVISIONS {
         return Err(Error::Invalid(format!(
             "model revision {rev} is not known (below {})",

@@ -29,6 +29,9 @@ pub trait CdfCoder: Coder {
     /// Codes `sym` (encoder; the decoder ignores it) with the table `cdf`
     /// and returns the symbol coded.
     fn code_cdf(&mut self, sym: usize, cdf: &[u16; SYMBOLS + 1]) -> usize;
+    /// Codes the `bits` low bits of `v` as equally likely (encoder; the
+    /// decoder ignores `v`) and returns them; `bits` in `1..=24`.
+    fn code_raw(&mut self, v: u32, bits: u32) -> u32;
 }
 
 #[inline]
@@ -44,6 +47,13 @@ impl CdfCoder for Encoder {
         let (cum, freq) = interval(sym, cdf);
         self.encode(cum, freq, TOTAL_BITS);
         sym
+    }
+
+    #[inline]
+    fn code_raw(&mut self, v: u32, bits: u32) -> u32 {
+        let v = v & ((1 << bits) - 1);
+        self.encode(v, 1, bits);
+        v
     }
 }
 
@@ -63,6 +73,13 @@ impl CdfCoder for Decoder<'_> {
         let (cum, freq) = interval(sym, cdf);
         self.decode_update(cum, freq, TOTAL_BITS);
         sym
+    }
+
+    #[inline]
+    fn code_raw(&mut self, _v: u32, bits: u32) -> u32 {
+        let v = self.decode_target(bits);
+        self.decode_update(v, 1, bits);
+        v
     }
 }
 
@@ -134,6 +151,45 @@ pub fn code_of(s: usize) -> i64 {
     if s % 2 == 1 { m } else { -m }
 }
 
+/// Revision 3 ([`FAST2`](crate::model::FAST2)): the first symbol of a class
+/// of magnitudes; below it, symbols `1..=14` are `q = +1, -1, ..., +7, -7`.
+pub const CLASS_FIRST: usize = 15;
+/// Revision 3: codes with `|q|` below this have a table symbol other than
+/// [`OTHER`].
+pub const CLASS_LIMIT: u64 = 2048;
+
+/// Revision 3's table symbol of code `q`: 0 for 0, `2|q| - 1` or `2|q|` for
+/// `q = +-1..=7`, and for `8 <= |q| < 2048` with bit length `k` the class
+/// [`CLASS_FIRST`]` + 2 (k - 4) + b`, `b` the bit of `|q|` below its top bit
+/// (half octaves: 8-11, 12-15, 16-23, ...); [`OTHER`] for anything else.
+#[inline]
+pub fn symbol3_of(q: i64) -> usize {
+    let m = q.unsigned_abs();
+    if m < 8 {
+        return if q > 0 {
+            2 * m as usize - 1
+        } else {
+            2 * m as usize
+        };
+    }
+    if m >= CLASS_LIMIT {
+        return OTHER;
+    }
+    let k = 64 - m.leading_zeros() as usize;
+    CLASS_FIRST + 2 * (k - 4) + ((m >> (k - 2)) & 1) as usize
+}
+
+/// Revision 3: for a class symbol `s` (`CLASS_FIRST..OTHER`), the smallest
+/// `|q|` of its class and the number of low bits of `|q|` below the class's
+/// top two bits (`2..=9`). A code of the class is coded as the symbol then
+/// `bits + 1` equally likely bits: the sign (1 negative) above the low bits.
+#[inline]
+pub fn class3(s: usize) -> (u64, u32) {
+    let j = s - CLASS_FIRST;
+    let bits = (j / 2 + 2) as u32;
+    ((2 | (j & 1) as u64) << bits, bits)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,6 +201,22 @@ mod tests {
         }
         assert_eq!(symbol_of(16), OTHER);
         assert_eq!(symbol_of(-16), OTHER);
+        // Revision 3: every class symbol's codes map back to it, in order.
+        let mut next = 8u64;
+        for s in CLASS_FIRST..OTHER {
+            let (lo, bits) = class3(s);
+            assert_eq!(lo, next, "class {s}");
+            for m in [lo, lo + (1 << bits) - 1] {
+                assert_eq!(symbol3_of(m as i64), s);
+                assert_eq!(symbol3_of(-(m as i64)), s);
+            }
+            next = lo + (1 << bits);
+        }
+        assert_eq!(next, CLASS_LIMIT);
+        assert_eq!(symbol3_of(2048), OTHER);
+        for q in -7..=7 {
+            assert_eq!(code_of(symbol3_of(q)), q);
+        }
         let syms: Vec<usize> = (0..5000u32)
             .map(|i| ((i.wrapping_mul(2_654_435_761) >> 7) % 97) as usize % SYMBOLS)
             .map(|s| if s > 8 { s % 3 } else { s })

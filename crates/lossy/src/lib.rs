@@ -264,7 +264,7 @@ pub struct Options {
     /// Force the model revision of the codes ([`model::REVISIONS`]) instead
     /// of the one of the setting (golden files of older revisions).
     pub revision: Option<u8>,
-    /// The fast setting: model revision [`model::FAST`] and the predictor
+    /// The fast setting: model revision [`model::FAST2`] and the predictor
     /// chosen by a dry run on a sample of the array.
     pub fast: bool,
     /// Look for a grid of values (data stored with a fixed number of

@@ -36,9 +36,24 @@ pub const MAX_BITS: u32 = 24;
 /// escape flag and, for a code, the binarisation of revision 1 from the sign
 /// on, every binary decision with one adaptive probability by node and the
 /// same two buckets (no mixing).
-pub const REVISIONS: u8 = 3;
-/// The revision of the fast setting.
+/// Revision 3, the fast setting since stop 18, is revision 2 with wider
+/// table symbols: `q = +-1..=7` exact, `8 <= |q| < 2048` as a class of half
+/// an octave followed by the sign and the class's low bits as equally likely
+/// bits ([`fast::symbol3_of`]), and the neighbours' buckets of [`bucket3`].
+pub const REVISIONS: u8 = 4;
+/// The revision of the fast setting until stop 17 (32-symbol tables of the
+/// codes `-15..=15`).
 pub const FAST: u8 = 2;
+/// The revision of the fast setting: revision [`FAST`] with classes of
+/// magnitudes up to 2047 in its tables.
+pub const FAST2: u8 = 3;
+
+/// Whether `revision` codes with adaptive symbol tables ([`FAST`] or
+/// [`FAST2`]) instead of mixing.
+#[inline]
+pub fn tables(revision: u8) -> bool {
+    revision == FAST || revision == FAST2
+}
 
 /// One coded symbol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +81,32 @@ pub fn bucket(s: Symbol) -> u8 {
             };
             b + u8::from(q < 0)
         }
+    }
+}
+
+/// The bucket of a symbol in revision [`FAST2`] (`0..=11`): 0 for 0, `1 +
+/// neg` for `+-1`, `3 + neg` for `+-2`, then by magnitude alone: 5 for 3-4, 6
+/// for 5-8, 7 for 9-16, 8 for 17-32, 9 for 33-64, 10 above, [`ESCAPED`].
+#[inline]
+pub fn bucket3(s: Symbol) -> u8 {
+    match s {
+        Symbol::Escape(_) => ESCAPED,
+        Symbol::Code(q) => bucket3_of(q),
+    }
+}
+
+/// [`bucket3`] of a code.
+#[inline]
+pub fn bucket3_of(q: i64) -> u8 {
+    let m = q.unsigned_abs();
+    match m {
+        0 => 0,
+        1 => 1 + u8::from(q < 0),
+        2 => 3 + u8::from(q < 0),
+        3..=4 => 5 + u8::from(q < 0),
+        5..=8 => 7 + u8::from(q < 0),
+        9..=32 => 9,
+        _ => 10,
     }
 }
 
@@ -110,7 +151,7 @@ impl CodeModel {
     /// `value_bits` (32 or 64) bits.
     pub fn with_revision(value_bits: u32, revision: u8) -> Self {
         // The fast revision uses t1 alone.
-        let mixed = |n: usize| if revision == FAST { 1 } else { n };
+        let mixed = |n: usize| if tables(revision) { 1 } else { n };
         let mut m = CodeModel {
             t1: AdaptiveProbs::new(NODES * NB * NB, 255),
             t2: AdaptiveProbs::new(mixed(NODES * NB * NB), 255),
@@ -121,7 +162,7 @@ impl CodeModel {
             esc_same: AdaptiveProbs::new(2 * NB, 255),
             esc_bits: AdaptiveProbs::new(2 * 4096 + 64, 255),
             low: AdaptiveProbs::new(64 * 32, 255),
-            small: Tables::new(if revision == FAST { NB * NB } else { 1 }),
+            small: Tables::new(if tables(revision) { NB * NB } else { 1 }),
             last_escape: 0,
             ctx: [UNKNOWN; 4],
             level: 0,
@@ -140,7 +181,7 @@ impl CodeModel {
         self.ctx = ctx;
         self.level = level.min(3);
         let [n0, n1, n2, n3] = ctx.map(usize::from);
-        if self.revision == FAST {
+        if tables(self.revision) {
             self.base[0] = n0 * NB + n1;
             return;
         }
@@ -155,7 +196,7 @@ impl CodeModel {
     #[inline]
     fn bit<C: Coder>(&mut self, c: &mut C, node: usize, bit: u32) -> u32 {
         let i1 = node * NB * NB + self.base[0];
-        if self.revision == FAST {
+        if tables(self.revision) {
             let bit = c.code_bit(bit, self.t1.p(i1).clamp(32, 65536 - 32));
             self.t1.update(i1, bit);
             return bit;
@@ -187,7 +228,21 @@ impl CodeModel {
     /// ignored) and returns the symbol coded.
     pub fn code<C: CdfCoder>(&mut self, c: &mut C, s: Symbol) -> Symbol {
         let is_zero = u32::from(s == Symbol::Code(0));
-        let explicit = if self.revision == FAST {
+        let explicit = if self.revision == FAST2 {
+            let ctx = self.base[0];
+            let (q, sym) = match s {
+                Symbol::Code(q) => (q, fast::symbol3_of(q)),
+                Symbol::Escape(_) => (0, fast::OTHER),
+            };
+            let got = self.small.code(c, ctx, sym);
+            if got < fast::CLASS_FIRST {
+                return Symbol::Code(fast::code_of(got));
+            }
+            if got < fast::OTHER {
+                return Symbol::Code(Self::code_class(c, got, q));
+            }
+            true
+        } else if self.revision == FAST {
             let sym = match s {
                 Symbol::Code(q) => fast::symbol_of(q),
                 Symbol::Escape(_) => fast::OTHER,
@@ -223,6 +278,39 @@ impl CodeModel {
         self.small.code(c, ctx, sym)
     }
 
+    /// Revision [`FAST2`]: the sign and low bits of a code of class symbol
+    /// `s` (the encoder's `q` is of that class; the decoder's is ignored),
+    /// `bits + 1` equally likely bits with the sign (1 negative) on top;
+    /// returns the code.
+    #[inline]
+    fn code_class<C: CdfCoder>(c: &mut C, s: usize, q: i64) -> i64 {
+        let (lo, bits) = fast::class3(s);
+        let low = (q.unsigned_abs().wrapping_sub(lo) as u32) & ((1 << bits) - 1);
+        let got = c.code_raw(u32::from(q < 0) << bits | low, bits + 1);
+        let m = (lo + u64::from(got & ((1 << bits) - 1))) as i64;
+        if got >> bits == 1 { -m } else { m }
+    }
+
+    /// Revision [`FAST2`]'s table symbol and class bits of a point whose
+    /// first two neighbours' buckets are `n0` and `n1`: the encoder's `q`
+    /// must have `|q| <` [`fast::CLASS_LIMIT`] (the decoder's is ignored).
+    /// Returns the code, or `None` after [`fast::OTHER`] (decoder only; the
+    /// caller then calls [`code_after_other`](Self::code_after_other)). The
+    /// same bits as [`code`](Self::code) of revision [`FAST2`].
+    #[inline]
+    pub fn code_small3<C: CdfCoder>(&mut self, c: &mut C, n0: u8, n1: u8, q: i64) -> Option<i64> {
+        debug_assert_eq!(self.revision, FAST2);
+        let ctx = usize::from(n0) * NB + usize::from(n1);
+        let got = self.small.code(c, ctx, fast::symbol3_of(q));
+        if got < fast::CLASS_FIRST {
+            Some(fast::code_of(got))
+        } else if got < fast::OTHER {
+            Some(Self::code_class(c, got, q))
+        } else {
+            None
+        }
+    }
+
     /// The rest of a fast-revision symbol after [`code_small`](Self::code_small)
     /// coded [`fast::OTHER`] with the same `n0`, `n1`: the escape flag and
     /// the code or the escaped value.
@@ -233,7 +321,7 @@ impl CodeModel {
         n1: u8,
         s: Symbol,
     ) -> Symbol {
-        debug_assert_eq!(self.revision, FAST);
+        debug_assert!(tables(self.revision));
         self.set_context([n0, n1, UNKNOWN, UNKNOWN], 0);
         self.code_tail(c, s, true)
     }
@@ -343,6 +431,13 @@ mod tests {
             -65535,
             (1 << 24) - 1,
             -(1 << 23),
+            8,
+            -11,
+            12,
+            2047,
+            -2047,
+            2048,
+            -1500,
         ]
         .iter()
         .map(|&q| Symbol::Code(q))

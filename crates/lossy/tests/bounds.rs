@@ -99,6 +99,8 @@ fn generated_grids_keep_every_bound_with_specials() {
                 (Some(Predictor::Interpolation), None),
                 (None, Some(2)),
                 (Some(Predictor::Interpolation), Some(2)),
+                (None, Some(3)),
+                (Some(Predictor::Interpolation), Some(3)),
             ] {
                 let opts = Options {
                     mode,
@@ -540,7 +542,7 @@ fn low_rates_interpolate_by_level_for_a_higher_psnr() {
 
 /// The fast setting codes an `f64` array at a low rate with the default
 /// setting's model (revision 1, smaller than its own tables) and keeps its
-/// tables (revision 2) at higher rates and for `f32` arrays.
+/// tables (revision 3) at higher rates and for `f32` arrays.
 #[test]
 fn fast_setting_uses_the_default_model_at_low_rates_on_f64() {
     let n = 30_000;
@@ -558,8 +560,8 @@ fn fast_setting_uses_the_default_model_at_low_rates_on_f64() {
     };
     for (dtype, mode, want) in [
         (Dtype::F64, Mode::Rel(1e-2), 1),
-        (Dtype::F64, Mode::Rel(1e-5), 2),
-        (Dtype::F32, Mode::Rel(1e-2), 2),
+        (Dtype::F64, Mode::Rel(1e-7), 3),
+        (Dtype::F32, Mode::Rel(1e-2), 3),
     ] {
         let raw = to_raw(&v, dtype);
         let a = compress_raw(&raw, dtype, &[n], &fast(mode, None)).unwrap();
@@ -568,7 +570,7 @@ fn fast_setting_uses_the_default_model_at_low_rates_on_f64() {
         let back = decompress(&a, u64::MAX).unwrap();
         check(&raw, &back, dtype, info.bound, &[]);
         if want == 1 {
-            let tables = compress_raw(&raw, dtype, &[n], &fast(mode, Some(2))).unwrap();
+            let tables = compress_raw(&raw, dtype, &[n], &fast(mode, Some(3))).unwrap();
             assert_eq!(inspect(&tables).unwrap().predictor, info.predictor);
             assert!(
                 a.len() < tables.len(),
@@ -578,4 +580,39 @@ fn fast_setting_uses_the_default_model_at_low_rates_on_f64() {
             );
         }
     }
+}
+
+/// The fast setting's revision 3 codes the wide codes of fine bounds with its
+/// classes of magnitudes (symbol, sign and low bits) instead of revision 2's
+/// chain of binary decisions: every value within the bound, no larger than
+/// revision 2 by more than 1%, and at coarse bounds (small codes) within 1%
+/// too.
+#[test]
+fn fast_revision_3_codes_wide_codes_by_class() {
+    let shape = [60, 80];
+    let raw = to_raw(&field(&shape, 11), Dtype::F32);
+    for mode in [Mode::Rel(1e-5), Mode::Rel(1e-3), Mode::Abs(1e-4)] {
+        let size = |revision| {
+            let opts = Options {
+                mode,
+                fast: true,
+                revision,
+                ..Options::default()
+            };
+            round_trip(&raw, Dtype::F32, &shape, &opts, &[])
+        };
+        let (r3, r2) = (size(None), size(Some(2)));
+        assert_eq!(size(Some(3)), r3, "the fast setting writes revision 3");
+        assert!(
+            r3 * 100 <= r2 * 101,
+            "{mode:?}: revision 3 {r3} B, 2 {r2} B"
+        );
+    }
+    let opts = Options {
+        mode: Mode::Rel(1e-5),
+        fast: true,
+        ..Options::default()
+    };
+    let a = compress_raw(&raw, Dtype::F32, &shape, &opts).unwrap();
+    assert_eq!(inspect(&a).unwrap().revision, 3);
 }

@@ -35,9 +35,19 @@ fn every_lossy_golden_archive_decodes_within_its_bound() {
         // Predictor ids 3 and 4: coded in steps of a value grid.
         assert_eq!(
             info.grid.is_some(),
-            name.starts_with("grid.") || name.starts_with("fast.grid."),
+            name.starts_with("grid.")
+                || name.starts_with("fast.grid.")
+                || name.starts_with("fast3.grid."),
             "{name}"
         );
+        // The model revision is in the name's prefix.
+        let revision = match name.split('.').next() {
+            Some("r1" | "grid" | "levels") => 1,
+            Some("fast") => 2,
+            Some("fast3") => 3,
+            _ => 0,
+        };
+        assert_eq!(info.revision, revision, "{name}: model revision");
         let orig = std::fs::read(golden().join("inputs").join(input)).unwrap();
         let s = sep::lossy::compare(info.dtype, &orig, &out, &info.fills).unwrap();
         assert!(

@@ -188,6 +188,41 @@ pub(crate) fn lossy_files(files: &mut Files) {
                 Some(2u8),
                 true,
             ),
+            // Model revision 3, the fast setting since stop 18: codes up to
+            // 2047 in its tables (classes with raw low bits), off and on a
+            // value grid, both predictors, f32 and f64.
+            (
+                "fast3.rel-1e-4.grid.sep",
+                "grid-4x24x32.f32",
+                Mode::Rel(1e-4),
+                None,
+                Some(3u8),
+                false,
+            ),
+            (
+                "fast3.abs-0.01.interp.grid.sep",
+                "grid-4x24x32.f32",
+                Mode::Abs(0.01),
+                Some(Predictor::Interpolation),
+                Some(3u8),
+                false,
+            ),
+            (
+                "fast3.abs-0.00001.basel.sep",
+                "basel-temp.head2048.f64",
+                Mode::Abs(1e-5),
+                None,
+                Some(3u8),
+                false,
+            ),
+            (
+                "fast3.grid.abs-0.00001.basel.sep",
+                "basel-temp.head2048.f64",
+                Mode::Abs(1e-5),
+                None,
+                Some(3u8),
+                true,
+            ),
         ])
         .collect();
     assert!(cases.len() > pinned);
