@@ -130,7 +130,11 @@ fn main() {
         };
         let c = t.elapsed().as_secs_f64();
         if std::env::var_os("CM_DEBUG").is_some() {
-            eprintln!("{path}: detected record length {}", st.record_len());
+            eprintln!(
+                "{path}: detected record length {}, {} bytes skipped (revision 9 shortcut)",
+                st.record_len(),
+                m.skipped_bytes()
+            );
         }
         if std::env::var_os("CM_HASH").is_some() {
             // FNV-1a of the coded bytes: a quick check that a speed change

@@ -58,6 +58,7 @@ mod models;
 mod order2;
 mod prim;
 mod runs;
+mod skip;
 mod snapshot;
 mod sse;
 mod state;

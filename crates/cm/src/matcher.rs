@@ -249,6 +249,24 @@ impl MatchModel {
         if st.predicted == 1 { s } else { -s }
     }
 
+    /// Learns the whole `byte` as [`input`](Self::input) and
+    /// [`update`](Self::update) would bit by bit, without computing the
+    /// inputs: revision 9's shortcut (doc/FORMAT.md 4.20.6) codes the byte
+    /// without the per-bit models.
+    pub(crate) fn learn_byte(&mut self, st: &mut MatchState, byte: u8) {
+        let byte = u32::from(byte);
+        for i in (0..8).rev() {
+            let c0 = (byte | 0x100) >> (i + 1);
+            st.active = st.expected != 0 && (st.expected >> (i + 1)) == c0;
+            if !st.active {
+                return;
+            }
+            st.idx = bucket(st.len) + BUCKETS * st.misses.min(3) as usize;
+            st.predicted = (st.expected >> i) & 1;
+            self.update(st, (byte >> i) & 1);
+        }
+    }
+
     /// Learns from the coded bit.
     #[inline]
     pub fn update(&mut self, st: &mut MatchState, bit: u32) {

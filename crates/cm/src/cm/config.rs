@@ -173,6 +173,9 @@ impl CmConfig {
             } else {
                 0
             }
+            // Revision 9, skip (FORMAT 4.20.6): the shortcut's direct table
+            // and APM (skip.rs).
+            + if self.since(9) { crate::skip::MEMORY } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

@@ -47,6 +47,7 @@ use crate::models::text;
 use crate::models::{ByteCtx, ContextModel, hash2};
 use crate::prim::{AdaptiveProbs, StateMap};
 use crate::runs::RunMap;
+use crate::skip::Shortcut;
 use crate::sse::{FinalByte, FinalSse, SseByte, TextSse};
 use crate::state::STATES;
 use sep_coder::{Coder, FreqTable};
@@ -148,6 +149,9 @@ pub struct Cm {
     /// apply: with the configured families only, not after a kind is
     /// detected.
     text_mix: bool,
+    /// Revision 9 (doc/FORMAT.md 4.20.6): the shortcut for long
+    /// predictable stretches (not with a neural input or serial network).
+    skip: Option<Shortcut>,
     hashes: Vec<u32>,
     buckets: Vec<usize>,
     nodes: Vec<usize>,
@@ -206,6 +210,7 @@ impl Cm {
             final_byte: FinalByte::default(),
             runs: None,
             text_mix: false,
+            skip: (config.since(9) && !neural_input).then(Shortcut::default),
         };
         if config.since(8) {
             cm.final_sse = Some(FinalSse::new(FINAL_APM_BITS, 6, FINAL_APM_KEEP));
@@ -247,6 +252,7 @@ impl Cm {
         );
         self.serial = Some(Box::new(SerialInput::new(config)));
         self.direct.serial = true;
+        self.skip = None;
         let families = std::mem::take(&mut self.families);
         // Called as the model is built, before any kind is detected.
         self.install(families, true);
@@ -684,6 +690,31 @@ impl Cm {
         if let Some(m) = self.matcher2.as_mut() {
             m.begin_byte(&mut st.matcher2, data, st.start, pos, vis);
         }
+        // Revision 9 (doc/FORMAT.md 4.20.6): in a long match, first the
+        // event "the byte is the expected one"; a hit skips the bits.
+        let trigger = self.skip.as_mut().and_then(|s| {
+            s.trigger(
+                self.matcher.is_some().then_some(&st.matcher),
+                self.matcher2.is_some().then_some(&st.matcher2),
+                data,
+                pos,
+                vis,
+                st.record.len as usize,
+            )
+        });
+        let mut excluded = None;
+        if let Some(t) = trigger
+            && t.coded
+        {
+            let hit = coder.code_bit(u32::from(data[pos] == t.expected), t.p) == 1;
+            if let Some(s) = self.skip.as_mut() {
+                s.update(hit, true);
+            }
+            if hit {
+                return self.skip_byte(st, data, pos, vis, t.expected);
+            }
+            excluded = Some(t.expected);
+        }
         if early {
             self.context_hashes(st, data, pos, vis);
         }
@@ -742,13 +773,33 @@ impl Cm {
                 self.prefetch_next_match(data, st.start, pos, c0);
             }
             let p = self.predict_bit(st, c0, nib, i, c1, h2, neural);
-            let bit = coder.code_bit((byte >> i) & 1, p);
+            let bit = match (excluded, self.skip.as_mut()) {
+                // Revision 9 (4.20.6): the byte is not `e`; while its bits
+                // are `e`'s, the exclusion APM refines, and the last bit is
+                // the other one.
+                (Some(e), Some(s)) if (u32::from(e) | 0x100) >> (i + 1) == c0 => {
+                    if i == 0 {
+                        u32::from(e & 1 == 0)
+                    } else {
+                        let bit = coder.code_bit((byte >> i) & 1, s.exclude(p, i, e));
+                        s.exclude_update(bit);
+                        bit
+                    }
+                }
+                _ => coder.code_bit((byte >> i) & 1, p),
+            };
             self.update_bit(st, c0, bit);
             c0 = (c0 << 1) | bit;
             nib = (nib << 1) | bit as usize;
         }
         let b = (c0 & 0xFF) as u8;
         data[pos] = b;
+        if let Some(t) = trigger
+            && !t.coded
+            && let Some(s) = self.skip.as_mut()
+        {
+            s.update(b == t.expected, false);
+        }
         if let Some(r) = self.runs.as_mut() {
             r.end_byte(b);
         }
@@ -772,6 +823,59 @@ impl Cm {
             self.install(kind_families(kind, &self.config), false);
         }
         b
+    }
+}
+
+impl Cm {
+    /// Revision 9 (doc/FORMAT.md 4.20.6): the byte at `pos` is `b`, coded
+    /// by the shortcut alone. Only what tracks the stream byte by byte sees
+    /// it: the per-bit families' byte state, the stream's history, every
+    /// family's `observe` and the detector; no context is looked up or
+    /// trained.
+    fn skip_byte<V: Visibility>(
+        &mut self,
+        st: &mut CmStream,
+        data: &mut [u8],
+        pos: usize,
+        vis: &V,
+        b: u8,
+    ) -> u8 {
+        if !self.bit_families.is_empty() {
+            let ctx = ByteCtx { data, pos, st, vis };
+            for &k in &self.bit_families {
+                self.families[k].begin_byte(&ctx);
+            }
+        }
+        data[pos] = b;
+        if let Some(m) = self.matcher.as_mut() {
+            m.learn_byte(&mut st.matcher, b);
+        }
+        if let Some(m) = self.matcher2.as_mut() {
+            m.learn_byte(&mut st.matcher2, b);
+        }
+        st.observe(data, pos, b);
+        for f in &mut self.families {
+            f.observe(data, pos, b);
+        }
+        if let Some(d) = self.detector.as_mut()
+            && let Some(kind) = d.observe(pos, b).or_else(|| {
+                (st.start == 0)
+                    .then(|| {
+                        d.observe_statistics(pos, b, st.record.len)
+                            .or_else(|| d.observe_floats(data, pos))
+                    })
+                    .flatten()
+            })
+        {
+            self.install(kind_families(kind, &self.config), false);
+        }
+        b
+    }
+
+    /// Bytes that revision 9's shortcut (doc/FORMAT.md 4.20.6) coded alone,
+    /// skipping the per-bit models, since the model was built.
+    pub fn skipped_bytes(&self) -> u64 {
+        self.skip.as_ref().map_or(0, Shortcut::skipped)
     }
 }
 

@@ -36,6 +36,10 @@ impl Cm {
         if let Some(d) = self.detector.as_mut() {
             d.visit(v);
         }
+        // Revision 9 (doc/FORMAT.md 4.20.6).
+        if let Some(s) = self.skip.as_mut() {
+            s.visit(v);
+        }
         st.visit(v);
     }
 
