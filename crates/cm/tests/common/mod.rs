@@ -177,3 +177,16 @@ pub fn mixed_text() -> Vec<u8> {
     }
     out.into_bytes()
 }
+
+/// The coded size of `data` as one stream (encoding only: for size
+/// comparisons of inputs that other tests round trip).
+pub fn coded_len(data: &[u8], cfg: &CmConfig) -> usize {
+    let mut enc = Encoder::new();
+    let mut m = Cm::new(cfg, false, data.len());
+    let mut st = CmStream::new(0);
+    let mut buf = data.to_vec();
+    for pos in 0..buf.len() {
+        m.code_byte(&mut enc, &mut st, &mut buf, pos, &Sequential(pos), None);
+    }
+    enc.finish().len()
+}
