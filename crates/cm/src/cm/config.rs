@@ -140,6 +140,11 @@ impl CmConfig {
             // Revision 8, 24/32-bit images (4.19.3): the image family's
             // tables, APM, mixer, OLS and residual ring (models/image7.rs).
             + if self.since(8) { crate::models::image7::MEMORY } else { 0 }
+            // Revision 10, images (4.21.3): the larger of the 24/32-bit
+            // family's second mixer, APMs and input tables
+            // (models/image10.rs) and the bi-level family's new tables,
+            // mixer and APM (models/bilevel10.rs): one kind per block.
+            + if self.since(10) { crate::models::image10::MEMORY.max(crate::models::bilevel10::MEMORY) } else { 0 }
             // Revision 7, spreadsheets (4.18.4): the cell family's per-bit
             // tables (models/biff7.rs).
             + if self.since(7) { crate::models::biff7::MEMORY } else { 0 }

@@ -12,12 +12,14 @@ use crate::models::biff7::Biff7Contexts;
 use crate::models::bilevel::BilevelContexts;
 use crate::models::bilevel4::Bilevel4Contexts;
 use crate::models::bilevel7::Bilevel7Contexts;
+use crate::models::bilevel10::Bilevel10Contexts;
 use crate::models::detect::DataKind;
 use crate::models::float::FloatContexts;
 use crate::models::float4::Float4Contexts;
 use crate::models::float7::Float7Contexts;
 use crate::models::image::ImageContexts;
 use crate::models::image7::Image7Contexts;
+use crate::models::image10::Image10Contexts;
 use crate::models::indirect::IndirectContexts;
 use crate::models::jpeg::JpegContexts;
 use crate::models::jpeg7::Jpeg7Contexts;
@@ -119,6 +121,12 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
         }
         DataKind::ResourceFork => generic_with(Box::new(WordBeContexts), config),
         DataKind::X86 => generic_with(Box::new(X86Contexts::new()), config),
+        // Revision 10 (doc/FORMAT.md 4.21.3): more templates and a second
+        // mixer.
+        DataKind::Bilevel(width) if config.since(10) => vec![
+            Box::new(OrderContexts::new(0b11, 0)),
+            Box::new(Bilevel10Contexts::new(width)),
+        ],
         // Revision 7 (doc/FORMAT.md 4.18.4): runs and wide templates.
         DataKind::Bilevel(width) if config.since(7) => vec![
             Box::new(OrderContexts::new(0b11, 0)),
@@ -160,6 +168,11 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
         DataKind::Audio(a) => vec![
             Box::new(OrderContexts::new(0, 0)),
             Box::new(AudioContexts::new(a)),
+        ],
+        // Revision 10 (doc/FORMAT.md 4.21.3): revision 8's family and more.
+        DataKind::Image(i) if config.since(10) && matches!(i.pixel_bytes, 3 | 4) => vec![
+            Box::new(OrderContexts::new(0b1, 0)),
+            Box::new(Image10Contexts::new(i)),
         ],
         // Revision 8 (doc/FORMAT.md 4.19.3): 24- and 32-bit pixels.
         DataKind::Image(i) if config.since(8) && matches!(i.pixel_bytes, 3 | 4) => vec![

@@ -78,7 +78,7 @@ pub(crate) struct Bilevel7Contexts {
 /// colour below it (to the right in the image) and above it (to the left),
 /// capped at 31.
 #[inline]
-fn transitions(r: u64, b: u32) -> (u32, u32) {
+pub(super) fn transitions(r: u64, b: u32) -> (u32, u32) {
     let colour = (r >> b) & 1;
     let other = if colour == 1 { !r } else { r } & ((1 << 56) - 1);
     let below = other & ((1 << b) - 1);
@@ -98,13 +98,13 @@ fn transitions(r: u64, b: u32) -> (u32, u32) {
 
 /// `len` pixels of window `r` centred on bit `b`, `half` either side.
 #[inline]
-fn span(r: u64, b: u32, half: u32) -> u64 {
+pub(super) fn span(r: u64, b: u32, half: u32) -> u64 {
     (r >> (b - half)) & ((1 << (2 * half + 1)) - 1)
 }
 
 /// A run or distance (0..=63) in 3 bits: exact up to 3, then logarithmic.
 #[inline]
-fn q(d: u32) -> u32 {
+pub(super) fn q(d: u32) -> u32 {
     match d {
         0..=3 => d,
         4..=5 => 4,
@@ -140,7 +140,7 @@ impl Bilevel7Contexts {
 
     /// Bytes `a - 3 ..= a + 3` as 56 bits (0 where unknown or not before
     /// `ctx.pos`).
-    fn row(ctx: &ByteCtx<'_>, above: Option<usize>) -> u64 {
+    pub(super) fn row(ctx: &ByteCtx<'_>, above: Option<usize>) -> u64 {
         let Some(a) = above else {
             return 0;
         };

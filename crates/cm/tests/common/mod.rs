@@ -194,6 +194,9 @@ pub fn round_trip_each<D: AsRef<[u8]>>(revisions: &[u8], inputs: &[D], twice: bo
 /// [`round_trip`], also returning how many bytes the encoder's and the
 /// decoder's models coded by revision 9's shortcut alone (checked equal).
 pub fn round_trip_skipped(data: &[u8], cfg: &CmConfig) -> (Vec<u8>, u64) {
+/// The coded size of `data` as one stream (encoding only: for size
+/// comparisons of inputs that other tests round trip).
+pub fn coded_len(data: &[u8], cfg: &CmConfig) -> usize {
     let mut enc = Encoder::new();
     let mut m = Cm::new(cfg, false, data.len());
     let mut st = CmStream::new(0);
@@ -217,4 +220,5 @@ pub fn round_trip_skipped(data: &[u8], cfg: &CmConfig) -> (Vec<u8>, u64) {
     );
     assert_eq!(m.skipped_bytes(), skipped, "decoder skipped other bytes");
     (bytes, skipped)
+    enc.finish().len()
 }

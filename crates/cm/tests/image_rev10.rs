@@ -1,0 +1,118 @@
+//! CM revision 10's image families (doc/FORMAT.md 4.21.3): round trips of
+//! 24-bit, 32-bit, gray and bi-level images and of headers that lie, at
+//! revisions 9 and 10; and that revision 10 codes a real photograph's crop
+//! (the corpus' kodim23 when present, else a generated image) and a
+//! bi-level bitmap smaller than revision 8.
+
+mod common;
+use common::{coded_len, config, fax, noise, round_trip, soft_bmp, soft_pnm};
+
+/// A `w` x `h` crop at (`x0`, `y0`) of the corpus' kodim23 (768 x 512 RGB
+/// PPM) as a PPM, if the corpus is present.
+fn kodim23_crop(x0: usize, y0: usize, w: usize, h: usize) -> Option<Vec<u8>> {
+    let data = std::fs::read("/work/shared/corpus/files/image.kodim23.ppm").ok()?;
+    let header = b"P6\n768 512\n255\n";
+    if !data.starts_with(header) || data.len() != header.len() + 768 * 512 * 3 {
+        return None;
+    }
+    let pixels = &data[header.len()..];
+    let mut out = format!("P6\n{w} {h}\n255\n").into_bytes();
+    for y in y0..y0 + h {
+        out.extend_from_slice(&pixels[(y * 768 + x0) * 3..][..w * 3]);
+    }
+    Some(out)
+}
+
+/// The pixels of [`soft_pnm`] as a 32-bit TGA (a fourth channel that
+/// follows the first).
+fn soft_tga32(w: usize, h: usize) -> Vec<u8> {
+    let pnm = soft_pnm(w, h, 3);
+    let mut out = vec![0u8, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    out.extend((w as u16).to_le_bytes());
+    out.extend((h as u16).to_le_bytes());
+    out.extend([32, 8]);
+    for p in pnm[pnm.len() - w * h * 3..].chunks_exact(3) {
+        out.extend([p[2], p[1], p[0], p[0] / 2 + 7]);
+    }
+    out
+}
+
+#[test]
+fn revisions_9_and_10_round_trip_images_and_lying_headers() {
+    // Headers that lie: noise after a PPM header, a width of one pixel, a
+    // size far past the data, pixels that end early, a header cut short.
+    let mut lying = b"P6\n300 200\n255\n".to_vec();
+    lying.extend(noise(2000, 5));
+    let mut narrow = b"P6\n1 40\n255\n".to_vec();
+    narrow.extend(noise(120, 8));
+    let mut huge = b"P6\n999999 999999\n255\n".to_vec();
+    huge.extend(noise(500, 9));
+    let mut real = kodim23_crop(300, 200, 24, 16).unwrap_or_else(|| soft_pnm(24, 16, 3));
+    real.truncate(real.len() - 100);
+    let inputs = [
+        soft_pnm(37, 23, 3),
+        soft_bmp(37, 21),
+        soft_tga32(23, 19),
+        soft_pnm(41, 19, 1),
+        fax(64, 300),
+        page(1000, 60),
+        lying,
+        narrow,
+        huge,
+        real,
+        b"P6\n1 1\n255\n\x01\x02\x03".to_vec(),
+        soft_pnm(64, 64, 3)[..5000].to_vec(),
+        soft_bmp(200, 150)[..3000].to_vec(),
+        soft_pnm(8, 8, 3)[..9].to_vec(),
+    ];
+    for revision in [9, 10] {
+        for data in &inputs {
+            round_trip(data, &config(revision));
+        }
+    }
+}
+
+#[test]
+fn revision_10_codes_a_photograph_smaller_than_revision_8() {
+    let data = kodim23_crop(200, 150, 96, 64).unwrap_or_else(|| soft_pnm(96, 64, 3));
+    let r8 = coded_len(&data, &config(8));
+    let r10 = coded_len(&data, &config(10));
+    assert!(
+        r10 * 1000 < r8 * 995,
+        "revision 10 {r10} bytes, revision 8 {r8}"
+    );
+}
+
+/// Rows `y0..y0 + h` of the corpus' calgary.pic (a 1728 x 2376 bi-level
+/// fax, rows of 216 bytes), if the corpus is present; else a generated page
+/// of text: lines of 8 x 12 glyphs drawn from 24 random ones.
+fn page(y0: usize, h: usize) -> Vec<u8> {
+    const WIDTH: usize = 216;
+    if let Ok(data) = std::fs::read("/work/shared/corpus/files/calgary.pic")
+        && data.len() == WIDTH * 2376
+    {
+        return data[y0 * WIDTH..(y0 + h) * WIDTH].to_vec();
+    }
+    let glyphs = noise(24 * 12, 77);
+    let pick = noise(WIDTH * h, 78);
+    let mut out = vec![0u8; WIDTH * h];
+    for y in 0..h {
+        let (line, row) = (y / 16, y % 16);
+        if row >= 12 {
+            continue;
+        }
+        for x in 8..WIDTH - 8 {
+            let g = usize::from(pick[line * WIDTH + x]) % 24;
+            out[y * WIDTH + x] = glyphs[g * 12 + row] & 0x7E;
+        }
+    }
+    out
+}
+
+#[test]
+fn revision_10_codes_a_bitmap_smaller_than_revision_8() {
+    let data = page(400, 600);
+    let r8 = coded_len(&data, &config(8));
+    let r10 = coded_len(&data, &config(10));
+    assert!(r10 < r8, "revision 10 {r10} bytes, revision 8 {r8}");
+}
