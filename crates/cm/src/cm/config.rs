@@ -161,6 +161,9 @@ impl CmConfig {
             // Revisions 7 and 8, x86 and 68000 code (4.18.5): the larger of
             // the two families' tables and selectors (one kind per block).
             + if self.since(7) { crate::models::x86_7::MEMORY.max(crate::models::m68k7::MEMORY) } else { 0 }
+            // Revision 10, x86 code (4.21.5, exe10): the x86 family's own
+            // tables.
+            + if self.since(10) { crate::models::x86_10::MEMORY } else { 0 }
             // Revision 7 float arrays (4.18.6, models/float7.rs): the
             // candidates' expected-bit table (1.5 MiB) and the two
             // vocabularies' tables (0.5 MiB each) and records.

@@ -41,6 +41,7 @@ use crate::models::x86::X86Contexts;
 use crate::models::x86_4::X86v4Contexts;
 use crate::models::x86_5::X86v5Contexts;
 use crate::models::x86_7::X86v7Contexts;
+use crate::models::x86_10::X86v10Contexts;
 
 /// The hashed-context families of a configuration, in mixer order: the
 /// registration list of the v1 model.
@@ -96,6 +97,9 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             Box::new(OrderContexts::new(config.orders, config.long)),
             Box::new(JpegContexts::new()),
         ],
+        // Revision 10 (doc/FORMAT.md 4.21.5): revision 8's x86 family with
+        // same-opcode, immediate and record contexts.
+        DataKind::X86 if config.since(10) => generic_with(Box::new(X86v10Contexts::new()), config),
         // Revisions 7 and 8 (doc/FORMAT.md 4.18.5): x86 history and ELF
         // layout contexts (with revision 6's operand contexts at 8).
         DataKind::X86 if config.since(7) => {

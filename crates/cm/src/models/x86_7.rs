@@ -79,8 +79,14 @@ impl X86v7Contexts {
         }
     }
 
-    fn v4(&self) -> &X86v4Contexts {
+    /// The instruction decoder (revision 4's).
+    pub(crate) fn v4(&self) -> &X86v4Contexts {
         self.v5.v4()
+    }
+
+    /// Whether the byte at `pos` lies outside the ELF file's code.
+    pub(crate) fn is_data(&self, pos: usize) -> bool {
+        self.elf.is_data(pos)
     }
 
     /// The table key of the current opcode: the opcode (0 to 0x2FF), REX.W
