@@ -28,28 +28,7 @@ pub fn config(revision: u8) -> CmConfig {
 /// Encodes `data` as one stream, decodes it, checks the result; returns the
 /// coded bytes.
 pub fn round_trip(data: &[u8], cfg: &CmConfig) -> Vec<u8> {
-    let mut enc = Encoder::new();
-    let mut m = Cm::new(cfg, false, data.len());
-    let mut st = CmStream::new(0);
-    let mut buf = data.to_vec();
-    for pos in 0..buf.len() {
-        m.code_byte(&mut enc, &mut st, &mut buf, pos, &Sequential(pos), None);
-    }
-    assert_eq!(buf, data, "the encoder changed its input");
-    let bytes = enc.finish();
-    let mut out = vec![0u8; data.len()];
-    let mut dec = Decoder::new(&bytes);
-    let mut m = Cm::new(cfg, false, data.len());
-    let mut st = CmStream::new(0);
-    for pos in 0..out.len() {
-        m.code_byte(&mut dec, &mut st, &mut out, pos, &Sequential(pos), None);
-    }
-    assert!(
-        out == data,
-        "decoded bytes differ (revision {})",
-        cfg.revision
-    );
-    bytes
+    round_trip_skipped(data, cfg).0
 }
 
 pub fn noise(len: usize, seed: u64) -> Vec<u8> {
@@ -191,12 +170,11 @@ pub fn round_trip_each<D: AsRef<[u8]>>(revisions: &[u8], inputs: &[D], twice: bo
             }
         }
     }
-/// [`round_trip`], also returning how many bytes the encoder's and the
-/// decoder's models coded by revision 9's shortcut alone (checked equal).
-pub fn round_trip_skipped(data: &[u8], cfg: &CmConfig) -> (Vec<u8>, u64) {
-/// The coded size of `data` as one stream (encoding only: for size
-/// comparisons of inputs that other tests round trip).
-pub fn coded_len(data: &[u8], cfg: &CmConfig) -> usize {
+}
+
+/// Encodes `data` as one stream: the coded bytes and how many bytes the
+/// model coded by revision 9's shortcut alone.
+fn encode(data: &[u8], cfg: &CmConfig) -> (Vec<u8>, u64) {
     let mut enc = Encoder::new();
     let mut m = Cm::new(cfg, false, data.len());
     let mut st = CmStream::new(0);
@@ -204,8 +182,21 @@ pub fn coded_len(data: &[u8], cfg: &CmConfig) -> usize {
     for pos in 0..buf.len() {
         m.code_byte(&mut enc, &mut st, &mut buf, pos, &Sequential(pos), None);
     }
+    assert_eq!(buf, data, "the encoder changed its input");
     let skipped = m.skipped_bytes();
-    let bytes = enc.finish();
+    (enc.finish(), skipped)
+}
+
+/// The coded size of `data` as one stream (encoding only: for size
+/// comparisons of inputs that other tests round trip).
+pub fn coded_len(data: &[u8], cfg: &CmConfig) -> usize {
+    encode(data, cfg).0.len()
+}
+
+/// [`round_trip`], also returning how many bytes the encoder's and the
+/// decoder's models coded by revision 9's shortcut alone (checked equal).
+pub fn round_trip_skipped(data: &[u8], cfg: &CmConfig) -> (Vec<u8>, u64) {
+    let (bytes, skipped) = encode(data, cfg);
     let mut out = vec![0u8; data.len()];
     let mut dec = Decoder::new(&bytes);
     let mut m = Cm::new(cfg, false, data.len());
@@ -220,5 +211,4 @@ pub fn coded_len(data: &[u8], cfg: &CmConfig) -> usize {
     );
     assert_eq!(m.skipped_bytes(), skipped, "decoder skipped other bytes");
     (bytes, skipped)
-    enc.finish().len()
 }
