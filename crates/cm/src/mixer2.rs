@@ -10,9 +10,10 @@
 //! `i32` sum of CM revisions 0 to 4; from revision 5 on a mixer may take 64
 //! inputs, and from revision 8 on 128 ([`max_inputs`]). Training
 //! adds `(x * e) >> 16` with saturation, where `e` is the error scaled by the
-//! learning rate. These are the shapes LLVM turns into `pmaddwd`, `pmulhw`
-//! and `paddsw` even in a baseline SSE2 build; all of it is integer, so every
-//! machine computes the same bits.
+//! learning rate. The sums and the training step run in
+//! `sep_kernels::dot_i16_sets` / `train_i16_sets` (AVX2 where the CPU has
+//! it, else loops LLVM turns into SSE2's `pmaddwd`, `pmulhw` and `paddsw`):
+//! all of it is integer, so every machine computes the same bits.
 //!
 //! Each first-layer set is trained on its own output's error and the final
 //! layer on the final error, so every set learns to predict on its own.
@@ -29,9 +30,9 @@ const MAX_SETS: usize = 12;
 const SNAPSHOT_SETS: usize = 8;
 /// Inputs summed in one `i32` block.
 const BLOCK: usize = 32;
+const _: () = assert!(BLOCK == sep_kernels::MIX_BLOCK, "the kernels' block");
 
 type Lane = [i16; MAX_INPUTS];
-type Block = [i16; BLOCK];
 
 /// Most inputs the model's main mixer takes at CM revision `revision`: 32
 /// up to revision 4, 64 from revision 5 on (doc/FORMAT.md 4.16), 128 in
@@ -233,11 +234,14 @@ impl Mixer2 {
     pub fn mix(&mut self) -> i32 {
         let k = self.selectors.len();
         let stride = self.blocks * BLOCK;
-        for j in 0..k {
-            let w = &self.w[self.chosen[j] * stride..][..stride];
-            let sum: i64 = (0..self.blocks)
-                .map(|b| i64::from(dot(block(&self.x, b), block(w, b))))
-                .sum();
+        let mut sums = [0i64; MAX_SETS];
+        sep_kernels::dot_i16_sets(
+            &self.x[..stride],
+            &self.w,
+            &self.chosen[..k],
+            &mut sums[..k],
+        );
+        for (j, &sum) in sums[..k].iter().enumerate() {
             let d = (sum >> 14).clamp(-2047, 2047) as i32;
             self.out[j] = d as i16;
             self.pr1[j] = squash(d);
@@ -285,43 +289,23 @@ impl Mixer2 {
                     train(block(&self.x, b), w, e);
                 }
             }
+        let mut errs = [0i16; MAX_SETS];
+        for (e, &p) in errs[..k].iter_mut().zip(&self.pr1[..k]) {
+            *e = (((target - p as i32) >> 4) * self.lr).clamp(-32767, 32767) as i16;
         }
+        sep_kernels::train_i16_sets(
+            &self.x[..stride],
+            &mut self.w,
+            &self.chosen[..k],
+            &errs[..k],
+            self.rounded,
+        );
         let e = (((target - self.pr as i32) >> 4) * self.flr).clamp(-32767, 32767);
         let fw = &mut self.fw[self.fset];
         for (w, &o) in fw[..k].iter_mut().zip(&self.out[..k]) {
             let dw = (i32::from(o) * e) >> 16;
             *w = (i32::from(*w) + dw).clamp(-32768, 32767) as i16;
         }
-    }
-}
-
-/// Block `b` of `x` (`BLOCK` values from `b * BLOCK`).
-#[inline]
-fn block(x: &[i16], b: usize) -> &Block {
-    x[b * BLOCK..][..BLOCK].try_into().expect("a block")
-}
-
-// Out of line on purpose: inlined into `mix`, LLVM hoists the shared inputs
-// into 32 scalars and loses the `pmaddwd` form.
-#[inline(never)]
-fn dot(x: &Block, w: &Block) -> i32 {
-    x.iter()
-        .zip(w)
-        .map(|(&a, &b)| i32::from(a) * i32::from(b))
-        .sum()
-}
-
-#[inline(never)]
-fn train(x: &Block, w: &mut Block, e: i16) {
-    for (w, &x) in w.iter_mut().zip(x) {
-        *w = w.saturating_add(((i32::from(x) * i32::from(e)) >> 16) as i16);
-    }
-}
-
-#[inline(never)]
-fn train_rounded(x: &Block, w: &mut Block, e: i16) {
-    for (w, &x) in w.iter_mut().zip(x) {
-        *w = w.saturating_add(((i32::from(x) * i32::from(e) + 0x8000) >> 16) as i16);
     }
 }
 

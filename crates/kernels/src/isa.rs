@@ -114,6 +114,7 @@ static ACTIVE: AtomicU8 = AtomicU8::new(0);
 /// # Panics
 /// On first use, if `SEP_KERNELS_ISA` names an unknown instruction set or one this CPU
 /// lacks: a test that asked for a path must not silently get another.
+#[inline]
 pub fn active_isa() -> Isa {
     if let Some(isa) = Isa::from_code(ACTIVE.load(Ordering::Relaxed)) {
         return isa;

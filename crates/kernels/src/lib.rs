@@ -76,6 +76,7 @@ mod elementwise;
 mod isa;
 mod math;
 mod matmul;
+mod mix16;
 mod optim;
 mod parallel;
 mod pool;
@@ -97,6 +98,9 @@ pub use elementwise::{
 };
 pub use isa::{Isa, UnsupportedIsa, active_isa, detected_isa, force_isa};
 pub use matmul::{matmul, matmul_nt, matmul_tn};
+pub use mix16::{
+    BLOCK as MIX_BLOCK, dot_i16_sets, dot_i16_sets_plain, train_i16_sets, train_i16_sets_plain,
+};
 pub use optim::{AdamScalars, adam_update};
 pub use parallel::for_each_chunk_mut;
 pub use pool::{num_threads, set_num_threads};

@@ -192,15 +192,16 @@ impl Vocabulary {
     fn predict(&mut self, c0: u32, i: u32, out: &mut [i32]) {
         let prefix = c0 ^ (1 << (7 - i));
         let (mut s, mut best, mut count) = ([0u64; 2], None, 0usize);
+        // A voter that disagrees with the bits so far never agrees again
+        // this byte: dropped (in order) rather than skipped at every bit.
+        self.voters
+            .retain(|&(_, _, b)| u32::from(b) >> (i + 1) == prefix);
         for &(r, v, b) in &self.voters {
-            let b = u32::from(b);
-            if b >> (i + 1) == prefix {
-                let bit = (b >> i) & 1;
-                let (r, v) = (usize::from(r), usize::from(v));
-                s[bit as usize] += u64::from(self.hits[v * self.size + r]) + 1;
-                best = best.or(Some((v * 16 + r.min(15), bit)));
-                count += 1;
-            }
+            let bit = (u32::from(b) >> i) & 1;
+            let (r, v) = (usize::from(r), usize::from(v));
+            s[bit as usize] += u64::from(self.hits[v * self.size + r]) + 1;
+            best = best.or(Some((v * 16 + r.min(15), bit)));
+            count += 1;
         }
         out[0] = if count == 0 {
             0
