@@ -184,6 +184,9 @@ impl CmConfig {
             // Revision 9, skip (FORMAT 4.20.6): the shortcut's direct table
             // and APM (skip.rs).
             + if self.since(9) { crate::skip::MEMORY } else { 0 }
+            // Revision 10 records and floats (4.21.4): the record-match
+            // and IBM float families' tables (models/float10.rs, ibm10.rs).
+            + if self.since(10) { crate::models::float10::MEMORY + crate::models::ibm10::MEMORY } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

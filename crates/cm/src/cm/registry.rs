@@ -17,6 +17,8 @@ use crate::models::detect::DataKind;
 use crate::models::float::FloatContexts;
 use crate::models::float4::Float4Contexts;
 use crate::models::float7::Float7Contexts;
+use crate::models::float10::Float10Contexts;
+use crate::models::ibm10::Ibm10Contexts;
 use crate::models::image::ImageContexts;
 use crate::models::image7::Image7Contexts;
 use crate::models::image10::Image10Contexts;
@@ -158,6 +160,13 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             // Revisions 7 and 8 (doc/FORMAT.md 4.18.6, 4.19.6).
             if config.since(7) && Float7Contexts::applies(&f) {
                 v.push(Box::new(Float7Contexts::new(f, config.since(8))));
+            }
+            // Revision 10 (doc/FORMAT.md 4.21.4): record matches, IBM floats.
+            if config.since(10) && Float7Contexts::applies(&f) {
+                v.push(Box::new(Float10Contexts::new(f)));
+            }
+            if config.since(10) && f.width == 4 && f.big_endian {
+                v.push(Box::new(Ibm10Contexts::new()));
             }
             if config.record {
                 v.push(Box::new(RecordContexts));
