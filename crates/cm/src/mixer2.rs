@@ -269,7 +269,8 @@ impl Mixer2 {
         let target = (bit as i32) << 16;
         let k = self.selectors.len();
         let stride = self.blocks * BLOCK;
-        for j in 0..k {
+        let mut errs = [0i16; MAX_SETS];
+        for (j, err) in errs[..k].iter_mut().enumerate() {
             let lr = match self.counts.get_mut(self.chosen[j]) {
                 Some(c) => {
                     let n = i32::from(*c);
@@ -278,20 +279,8 @@ impl Mixer2 {
                 }
                 None => self.lr,
             };
-            let e = ((((target - self.pr1[j] as i32) >> 4) * lr) >> self.rate_shift)
+            *err = ((((target - self.pr1[j] as i32) >> 4) * lr) >> self.rate_shift)
                 .clamp(-32767, 32767) as i16;
-            let w = &mut self.w[self.chosen[j] * stride..][..stride];
-            for (b, w) in w.chunks_exact_mut(BLOCK).enumerate() {
-                let w = w.try_into().expect("a block");
-                if self.rounded {
-                    train_rounded(block(&self.x, b), w, e);
-                } else {
-                    train(block(&self.x, b), w, e);
-                }
-            }
-        let mut errs = [0i16; MAX_SETS];
-        for (e, &p) in errs[..k].iter_mut().zip(&self.pr1[..k]) {
-            *e = (((target - p as i32) >> 4) * self.lr).clamp(-32767, 32767) as i16;
         }
         sep_kernels::train_i16_sets(
             &self.x[..stride],
