@@ -155,9 +155,6 @@ impl CmConfig {
             // family's successor table and, at revision 8, its run table
             // (its contexts' state maps are counted in `slots` above).
             + if self.since(7) { crate::models::words8::Words8Contexts::memory(self.since(8)) } else { 0 }
-            // Revision 10, text contexts (FORMAT 4.21.7): the words10
-            // family's tables and mixers (models/words10.rs).
-            + if self.since(10) { crate::models::words10::Words10Contexts::MEMORY } else { 0 }
             // Revisions 7 and 8, x86 and 68000 code (4.18.5): the larger of
             // the two families' tables and selectors (one kind per block).
             + if self.since(7) { crate::models::x86_7::MEMORY.max(crate::models::m68k7::MEMORY) } else { 0 }

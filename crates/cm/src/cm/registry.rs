@@ -38,7 +38,6 @@ use crate::models::sparse::SparseContexts;
 use crate::models::text::TextContexts;
 use crate::models::word::WordContexts;
 use crate::models::words8::Words8Contexts;
-use crate::models::words10::Words10Contexts;
 use crate::models::x86::X86Contexts;
 use crate::models::x86_4::X86v4Contexts;
 use crate::models::x86_5::X86v5Contexts;
@@ -74,11 +73,6 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
     // markup and code-point contexts after the text family's.
     if config.word && config.since(7) {
         f.push(Box::new(Words8Contexts::new(config.since(8))));
-    }
-    // Revision 10 (doc/FORMAT.md 4.21.7): deeper word, structure and
-    // indirect contexts, mixed in the family into three inputs.
-    if config.word && config.since(10) {
-        f.push(Box::new(Words10Contexts::new()));
     }
     f
 }

@@ -48,7 +48,6 @@ pub(crate) mod record;
 pub(crate) mod sparse;
 pub(crate) mod text;
 pub(crate) mod word;
-pub(crate) mod words10;
 pub(crate) mod words8;
 pub(crate) mod x86;
 pub(crate) mod x86_10;
