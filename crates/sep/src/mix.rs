@@ -94,10 +94,11 @@ impl MixConfig {
             // (section 4.16): revision 4 plus models cheap enough for the
             // default's speed, and a mixer of up to 64 inputs; revision 7
             // (section 4.18): revision 5 plus the third round's models of
-            // the `default` line.
+            // the `default` line; revision 9 (section 4.20): revision 7 plus
+            // the fourth round's.
             Preset::Default => Some(MixConfig {
                 cm: CmConfig {
-                    revision: 7,
+                    revision: 9,
                     ..full_cm(26)
                 },
                 neural: None,
@@ -107,18 +108,19 @@ impl MixConfig {
             // on the 4 MB inputs; orders 7 and 16 measured worse. CM
             // revision 6 (section 4.17): revision 5 plus the costlier models;
             // revision 8 (section 4.19): revision 6 plus revision 7's and the
-            // third round's costlier models.
+            // third round's costlier models; revision 10 (section 4.21):
+            // revision 8 plus revision 9's and the fourth round's.
             Preset::Max => Some(MixConfig {
                 cm: CmConfig {
                     match_bits: 24,
-                    revision: 8,
+                    revision: 10,
                     ..full_cm(27)
                 },
                 neural: None,
                 serial: None,
             }),
             // `max` plus the serial LSTM: the two measure the network's
-            // worth. `max`'s CM revision (6, now 8) has room for the network's
+            // worth. `max`'s CM revision (6, then 8, now 10) has room for the network's
             // inputs in its 64-input mixer (doc/FORMAT.md 4.16); archives
             // of the earlier `ultra` (revision 2 with the network) decode
             // as before.

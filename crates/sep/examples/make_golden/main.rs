@@ -190,12 +190,16 @@ fn models() -> Vec<(&'static str, Model)> {
         // CM revisions 7 (4.18) and 8 (4.19): today's `default` and `max`.
         ("default-r7", default_r(7)),
         ("max-r8", preset_r(Preset::Max, 8)),
+        // CM revisions 9 (4.20) and 10 (4.21): today's `default` and `max`.
+        ("default-r9", default_r(9)),
+        ("max-r10", preset_r(Preset::Max, 10)),
         // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13),
         // pinned at CM revision 2 (the revision `max` had then), and at
         // revision 6, and at revision 8 (today's `ultra`).
         ("ultra", ultra_r(2)),
         ("ultra-r6", ultra_r(6)),
         ("ultra-r8", ultra_r(8)),
+        ("ultra-r10", ultra_r(10)),
         // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
         // section 4.14).
         ("fast-r3", fast_r3()),
@@ -304,7 +308,15 @@ fn golden_list() -> Vec<Golden> {
                 Some(1000),
             );
         }
-        let detecting = ["default-r4", "default-r5", "max-r6", "default-r7", "max-r8"];
+        let detecting = [
+            "default-r4",
+            "default-r5",
+            "max-r6",
+            "default-r7",
+            "max-r8",
+            "default-r9",
+            "max-r10",
+        ];
         if ["mix2", "default-r1", "default-r2"].contains(&name) || detecting.contains(&name) {
             for input in [
                 "kodim23.crop32x24.ppm",
@@ -327,7 +339,16 @@ fn golden_list() -> Vec<Golden> {
         }
         // Revision 5's JPEG family (4.16.4: a JPEG file coded untransformed
         // when that is smaller) and transform 6, png-pixels (section 8).
-        if ["default-r5", "max-r6", "default-r7", "max-r8"].contains(&name) {
+        if [
+            "default-r5",
+            "max-r6",
+            "default-r7",
+            "max-r8",
+            "default-r9",
+            "max-r10",
+        ]
+        .contains(&name)
+        {
             add(
                 &format!("{name}.jpeg.sep"),
                 "fireworks.crop128x96.jpg",
