@@ -264,14 +264,14 @@ mod tests {
 
     #[test]
     fn cm_revision_travels_in_params_byte_1() {
-        let r7 = MixConfig::preset(Preset::Default).expect("mix preset");
-        assert_eq!(r7.cm.revision, 7);
+        let r9 = MixConfig::preset(Preset::Default).expect("mix preset");
+        assert_eq!(r9.cm.revision, 9);
         let max = MixConfig::preset(Preset::Max).expect("mix preset");
-        assert_eq!(max.cm.revision, 8);
-        let p = params::write_mix(&r7);
-        assert_eq!(p[1], 7);
-        assert_eq!(params::read_mix(&p, 1, 0), Ok(r7.clone()));
-        for r in [1, 2, 4, 5, 6, 8] {
+        assert_eq!(max.cm.revision, 10);
+        let p = params::write_mix(&r9);
+        assert_eq!(p[1], 9);
+        assert_eq!(params::read_mix(&p, 1, 0), Ok(r9.clone()));
+        for r in [1, 2, 4, 5, 6, 7, 8, 10] {
             let mut older = p.clone();
             older[1] = r;
             assert_eq!(params::read_mix(&older, 1, 0).unwrap().cm.revision, r);
@@ -285,7 +285,7 @@ mod tests {
                 .contains("only the serial network")
         );
         let mut bad = p.clone();
-        bad[1] = 9;
+        bad[1] = 11;
         assert!(
             params::read_mix(&bad, 1, 0)
                 .unwrap_err()
@@ -334,7 +334,7 @@ mod tests {
         bad[4 + 5] = 0; // match_min
         assert!(params::read_mix(&bad, 1, 0).is_err());
         bad = p;
-        bad[1] = 9;
+        bad[1] = 11;
         assert!(params::read_mix(&bad, 1, 0).is_err());
         // Its memory estimate is its own (a 4 MiB table, a 4 MiB match table).
         let m = f.memory_bytes(1 << 24);
