@@ -611,8 +611,11 @@ mod tests {
         let plain = trained();
         let packed = Prior::pack(&plain).unwrap();
         assert_eq!(packed, Prior::pack(&plain).unwrap(), "deterministic");
+        // About half: 74,665 of 149,125 bytes with `default` at CM revision 9,
+        // whose mixer update counts and shortcut tables pack a little less
+        // well than revision 7's state (under half then).
         assert!(
-            packed.len() < plain.len() / 2,
+            packed.len() * 20 < plain.len() * 11,
             "{} vs {}",
             packed.len(),
             plain.len()
