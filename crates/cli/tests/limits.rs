@@ -182,8 +182,9 @@ fn memory_limit_picks_a_smaller_preset_or_refuses() {
     let data = text(50_000);
     let src = dir.path().join("t");
     std::fs::write(&src, &data).unwrap();
-    // max (CM revision 8) with 16 MiB blocks needs about 760 MiB, default
-    // (revision 7) about 429 MiB, counting the worst case of transforms.
+    // max (CM revision 10) with 16 MiB blocks needs more than 600 MiB
+    // (revision 8: about 760), default (revision 9) less (revision 7: about
+    // 429), counting the worst case of transforms.
     let out = sep()
         .args([
             "-m", "mix", "-p", "max", "-B", "16M", "-T1", "-M", "600M", "-c",
