@@ -5,7 +5,7 @@
 //! revision 10 beats 8 on the ELF file.
 
 mod common;
-use common::{config, round_trip};
+use common::{config, elf64, round_trip};
 
 /// A xorshift generator.
 struct Rng(u32);
@@ -74,29 +74,7 @@ fn elf_file(code: Vec<u8>, seed: u32) -> Vec<u8> {
         }
         data.extend(b"%s\n\0");
     }
-    let code_off = 0x1000usize;
-    let data_off = code_off + code.len();
-    let mut out = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0\x3e\0".to_vec();
-    out.resize(64, 0);
-    out[0x20] = 64; // e_phoff
-    out[0x36] = 56; // e_phentsize
-    out[0x38] = 3; // e_phnum
-    for (flags, off, size) in [
-        (4u32, 0usize, code_off),
-        (5, code_off, code.len()),
-        (4, data_off, data.len()),
-    ] {
-        let mut ph = vec![0u8; 56];
-        ph[..4].copy_from_slice(&1u32.to_le_bytes());
-        ph[4..8].copy_from_slice(&flags.to_le_bytes());
-        ph[8..16].copy_from_slice(&(off as u64).to_le_bytes());
-        ph[32..40].copy_from_slice(&(size as u64).to_le_bytes());
-        out.extend(ph);
-    }
-    out.resize(code_off, 0);
-    out.extend(code);
-    out.extend(data);
-    out
+    elf64(&code, &data)
 }
 
 /// A Macintosh resource fork (data at 256) of one CODE resource of

@@ -5,7 +5,7 @@
 //! bi-level bitmap smaller than revision 8.
 
 mod common;
-use common::{coded_len, config, fax, noise, round_trip, soft_bmp, soft_pnm};
+use common::{coded_len, config, fax, noise, round_trip, soft_bmp, soft_pnm, soft_tga32};
 
 /// A `w` x `h` crop at (`x0`, `y0`) of the corpus' kodim23 (768 x 512 RGB
 /// PPM) as a PPM, if the corpus is present.
@@ -21,20 +21,6 @@ fn kodim23_crop(x0: usize, y0: usize, w: usize, h: usize) -> Option<Vec<u8>> {
         out.extend_from_slice(&pixels[(y * 768 + x0) * 3..][..w * 3]);
     }
     Some(out)
-}
-
-/// The pixels of [`soft_pnm`] as a 32-bit TGA (a fourth channel that
-/// follows the first).
-fn soft_tga32(w: usize, h: usize) -> Vec<u8> {
-    let pnm = soft_pnm(w, h, 3);
-    let mut out = vec![0u8, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0];
-    out.extend((w as u16).to_le_bytes());
-    out.extend((h as u16).to_le_bytes());
-    out.extend([32, 8]);
-    for p in pnm[pnm.len() - w * h * 3..].chunks_exact(3) {
-        out.extend([p[2], p[1], p[0], p[0] / 2 + 7]);
-    }
-    out
 }
 
 #[test]

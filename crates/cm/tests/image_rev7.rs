@@ -5,21 +5,7 @@
 //! keeps revision 4's pixel family).
 
 mod common;
-use common::{config, noise, round_trip, round_trip_each, soft_bmp, soft_pnm};
-
-/// The pixels of [`soft_pnm`] as a 32-bit TGA (a fourth channel that
-/// follows the first).
-fn soft_tga32(w: usize, h: usize) -> Vec<u8> {
-    let pnm = soft_pnm(w, h, 3);
-    let mut out = vec![0u8, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0];
-    out.extend((w as u16).to_le_bytes());
-    out.extend((h as u16).to_le_bytes());
-    out.extend([32, 8]);
-    for p in pnm[pnm.len() - w * h * 3..].chunks_exact(3) {
-        out.extend([p[2], p[1], p[0], p[0] / 2 + 7]);
-    }
-    out
-}
+use common::{config, noise, round_trip, round_trip_each, soft_bmp, soft_pnm, soft_tga32};
 
 #[test]
 fn revisions_7_and_8_round_trip_colour_images_and_lying_headers() {

@@ -212,3 +212,46 @@ pub fn round_trip_skipped(data: &[u8], cfg: &CmConfig) -> (Vec<u8>, u64) {
     assert_eq!(m.skipped_bytes(), skipped, "decoder skipped other bytes");
     (bytes, skipped)
 }
+
+/// An x86-64 ELF executable: the header, three program headers (the
+/// headers page read-only, `code` at 0x1000 read+execute, `data` after it
+/// read-only), then the code and the data.
+pub fn elf64(code: &[u8], data: &[u8]) -> Vec<u8> {
+    let code_off = 0x1000usize;
+    let data_off = code_off + code.len();
+    let mut out = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0\x3e\0".to_vec();
+    out.resize(64, 0);
+    out[0x20] = 64; // e_phoff
+    out[0x36] = 56; // e_phentsize
+    out[0x38] = 3; // e_phnum
+    for (flags, off, size) in [
+        (4u32, 0usize, code_off),
+        (5, code_off, code.len()),
+        (4, data_off, data.len()),
+    ] {
+        let mut ph = vec![0u8; 56];
+        ph[..4].copy_from_slice(&1u32.to_le_bytes());
+        ph[4..8].copy_from_slice(&flags.to_le_bytes());
+        ph[8..16].copy_from_slice(&(off as u64).to_le_bytes());
+        ph[32..40].copy_from_slice(&(size as u64).to_le_bytes());
+        out.extend(ph);
+    }
+    out.resize(code_off, 0);
+    out.extend(code);
+    out.extend(data);
+    out
+}
+
+/// The pixels of [`soft_pnm`] as a 32-bit TGA (a fourth channel that
+/// follows the first).
+pub fn soft_tga32(w: usize, h: usize) -> Vec<u8> {
+    let pnm = soft_pnm(w, h, 3);
+    let mut out = vec![0u8, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    out.extend((w as u16).to_le_bytes());
+    out.extend((h as u16).to_le_bytes());
+    out.extend([32, 8]);
+    for p in pnm[pnm.len() - w * h * 3..].chunks_exact(3) {
+        out.extend([p[2], p[1], p[0], p[0] / 2 + 7]);
+    }
+    out
+}
