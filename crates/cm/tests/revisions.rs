@@ -1,6 +1,6 @@
 //! Which CM revision has which model (doc/FORMAT.md 4.18): the `default`
 //! line (odd revisions from 5) and the `max` line (even revisions from 6),
-//! and revisions 7 to 10 round trip on text, binary data and detected kinds.
+//! and revisions 7 to 12 round trip on text, binary data and detected kinds.
 
 mod common;
 use common::{config, mixed_text, noise, round_trip_each, soft_bmp};
@@ -32,6 +32,14 @@ fn each_line_keeps_its_own_models() {
         (10, 8, true),
         (10, 9, true),
         (10, 10, true),
+        (11, 9, true),
+        (11, 10, false),
+        (11, 11, true),
+        (11, 12, false),
+        (12, 10, true),
+        (12, 11, true),
+        (12, 12, true),
+        (12, 9, true),
         (2, 4, false),
         (4, 4, true),
         (4, 5, false),
@@ -47,25 +55,25 @@ fn each_line_keeps_its_own_models() {
 }
 
 #[test]
-fn revisions_up_to_10_are_valid_and_11_is_not() {
-    for revision in 0..=10 {
+fn revisions_up_to_12_are_valid_and_13_is_not() {
+    for revision in 0..=12 {
         if revision == 3 {
             continue; // the lean model takes other fields (4.14)
         }
         assert!(config(revision).validate().is_ok(), "revision {revision}");
     }
-    let err = config(11).validate().unwrap_err();
+    let err = config(13).validate().unwrap_err();
     assert!(err.contains("unknown"), "{err}");
 }
 
 #[test]
-fn revisions_7_to_10_round_trip_and_are_deterministic() {
+fn revisions_7_to_12_round_trip_and_are_deterministic() {
     let readme = include_bytes!("../../../README.md");
     let mut bin = noise(6_000, 11);
     bin.extend(&readme[..readme.len().min(4_000)]);
     let bmp = soft_bmp(48, 32);
     round_trip_each(
-        &[7, 8, 9, 10],
+        &[7, 8, 9, 10, 11, 12],
         &[&mixed_text()[..], &bin, &bmp, b"", b"x"],
         true,
     );
@@ -80,4 +88,7 @@ fn the_default_line_leaves_out_the_max_lines_memory() {
     assert!(config(7).memory_bytes() <= config(9).memory_bytes());
     assert!(config(9).memory_bytes() < config(10).memory_bytes());
     assert!(config(8).memory_bytes() <= config(10).memory_bytes());
+    assert!(config(9).memory_bytes() <= config(11).memory_bytes());
+    assert!(config(11).memory_bytes() <= config(12).memory_bytes());
+    assert!(config(10).memory_bytes() <= config(12).memory_bytes());
 }

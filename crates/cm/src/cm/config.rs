@@ -53,7 +53,8 @@ pub struct CmConfig {
     /// 4.17 (`revision >= 6`), written by `max`; 7 is revision 5 plus the
     /// models of section 4.18 and 8 is revision 6 plus those of sections
     /// 4.18 and 4.19; 9 is 7 plus the models of section 4.20 and 10 is 8
-    /// plus those of 4.20 and 4.21. From 5 on, odd revisions are the `default` line and
+    /// plus those of 4.20 and 4.21; 11 is 9 plus the models of section 4.22
+    /// and 12 is 10 plus those of 4.22 and 4.23. From 5 on, odd revisions are the `default` line and
     /// even ones the `max` line: a model of a `max` revision is in the later
     /// `max` revisions only ([`revision_has`]). Not part of
     /// `sep::params::write_cm`:
@@ -225,8 +226,8 @@ impl CmConfig {
                 self.selectors
             ));
         }
-        if self.revision > 10 {
-            return Err(format!("CM revision {} unknown (0 to 10)", self.revision));
+        if self.revision > 12 {
+            return Err(format!("CM revision {} unknown (0 to 12)", self.revision));
         }
         if self.revision == 3 {
             if self.match_min == 0 {
@@ -259,14 +260,10 @@ impl CmConfig {
         format!(
             "cm{} (orders {}{}{}{}{}; match {}{}; table 2^{}, match table 2^{})",
             match self.revision {
-                0 => "",
-                3 => "-fast",
-                4 => "4",
-                5 => "5",
-                6 => "6",
-                7 => "7",
-                8 => "8",
-                _ => "2",
+                0 => String::new(),
+                1 | 2 => "2".into(),
+                3 => "-fast".into(),
+                r => r.to_string(),
             },
             if orders.is_empty() {
                 "none".into()

@@ -803,26 +803,10 @@ impl Cm {
         if let Some(r) = self.runs.as_mut() {
             r.end_byte(b);
         }
-        st.observe(data, pos, b);
         if let Some(s) = self.serial.as_mut() {
             s.end_byte(b);
         }
-        for f in &mut self.families {
-            f.observe(data, pos, b);
-        }
-        if let Some(d) = self.detector.as_mut()
-            && let Some(kind) = d.observe(pos, b).or_else(|| {
-                (st.start == 0)
-                    .then(|| {
-                        d.observe_statistics(pos, b, st.record.len)
-                            .or_else(|| d.observe_floats(data, pos))
-                    })
-                    .flatten()
-            })
-        {
-            self.install(kind_families(kind, &self.config), false);
-        }
-        b
+        self.end_byte(st, data, pos, b)
     }
 }
 
@@ -853,6 +837,13 @@ impl Cm {
         if let Some(m) = self.matcher2.as_mut() {
             m.learn_byte(&mut st.matcher2, b);
         }
+        self.end_byte(st, data, pos, b)
+    }
+
+    /// What every coded byte `b` at `pos` ends with, coded bit by bit or by
+    /// revision 9's shortcut: the stream's history, every family's
+    /// `observe`, and the detector, which may install a kind's families.
+    fn end_byte(&mut self, st: &mut CmStream, data: &[u8], pos: usize, b: u8) -> u8 {
         st.observe(data, pos, b);
         for f in &mut self.families {
             f.observe(data, pos, b);
