@@ -4,23 +4,7 @@
 //! that each beats revision 2 on code of its kind.
 
 mod common;
-use common::{config, round_trip, round_trip_each};
-
-/// A xorshift generator.
-struct Rng(u32);
-
-impl Rng {
-    fn next(&mut self) -> u32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 17;
-        self.0 ^= self.0 << 5;
-        self.0
-    }
-
-    fn below(&mut self, n: u32) -> u32 {
-        self.next() % n
-    }
-}
+use common::{Rng, config, push_resource, resource_fork_of, round_trip, round_trip_each};
 
 fn noise(len: usize, seed: u32) -> Vec<u8> {
     let mut r = Rng(seed | 1);
@@ -201,19 +185,9 @@ fn resource_fork_code(functions: u32, seed: u32) -> Vec<u8> {
             }
             code.extend([0x4E5E, 0x4E75, 0x0000]);
         }
-        data.extend((code.len() as u32 * 2).to_be_bytes());
-        for w in code {
-            data.extend(w.to_be_bytes());
-        }
+        push_resource(&mut data, &code);
     }
-    let mut out = Vec::new();
-    for v in [256, 256 + data.len() as u32, data.len() as u32, 30] {
-        out.extend(v.to_be_bytes());
-    }
-    out.resize(256, 0);
-    out.extend(data);
-    out.resize(out.len() + 30, 0);
-    out
+    resource_fork_of(&data)
 }
 
 #[test]

@@ -5,23 +5,7 @@
 //! revisions 7 and 8 beat 5 and 6 on code of each kind.
 
 mod common;
-use common::{config, elf64, round_trip, round_trip_each};
-
-/// A xorshift generator.
-struct Rng(u32);
-
-impl Rng {
-    fn next(&mut self) -> u32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 17;
-        self.0 ^= self.0 << 5;
-        self.0
-    }
-
-    fn below(&mut self, n: u32) -> u32 {
-        self.next() % n
-    }
-}
+use common::{Rng, config, elf64, push_resource, resource_fork_of, round_trip, round_trip_each};
 
 /// x86-64 code in the style of a compiler: functions that work on a local
 /// variable, call a few hundred functions (absolute targets, as after the
@@ -120,19 +104,9 @@ fn resource_fork(functions: u32, seed: u32) -> Vec<u8> {
             }
             code.extend([0x4E5E, 0x4E75]);
         }
-        data.extend((code.len() as u32 * 2).to_be_bytes());
-        for w in code {
-            data.extend(w.to_be_bytes());
-        }
+        push_resource(&mut data, &code);
     }
-    let mut out = Vec::new();
-    for v in [256, 256 + data.len() as u32, data.len() as u32, 30] {
-        out.extend(v.to_be_bytes());
-    }
-    out.resize(256, 0);
-    out.extend(data);
-    out.resize(out.len() + 30, 0);
-    out
+    resource_fork_of(&data)
 }
 
 #[test]

@@ -5,24 +5,7 @@
 //! broken Huffman tables) round-trips without a panic.
 
 mod common;
-use common::{config, noise, round_trip, round_trip_each};
-
-/// A real baseline JPEG: a 128x96 crop of the corpus' fireworks.jpeg
-/// (tests/golden/inputs).
-const JPEG: &[u8] = include_bytes!("../../../tests/golden/inputs/fireworks.crop128x96.jpg");
-
-/// Where the entropy-coded data of [`JPEG`] starts (after its SOS segment).
-fn scan_start(j: &[u8]) -> usize {
-    let mut at = 2;
-    loop {
-        assert_eq!(j[at], 0xFF, "a marker at {at}");
-        let len = usize::from(j[at + 2]) << 8 | usize::from(j[at + 3]);
-        if j[at + 1] == 0xDA {
-            return at + 2 + len;
-        }
-        at += 2 + len;
-    }
-}
+use common::{JPEG, config, jpeg_scan_start as scan_start, noise, round_trip, round_trip_each};
 
 #[test]
 fn revisions_5_and_6_code_a_jpeg_smaller_than_revision_4() {

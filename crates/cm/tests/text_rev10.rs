@@ -6,29 +6,15 @@
 //! 8, and the per-set rates are exact at extreme inputs and weights.
 
 mod common;
-use common::{config, mixed_text, noise, round_trip, soft_bmp};
+use common::{
+    assert_text_and_code_shrink, config, lean_config, mixed_text, round_trip, round_trip_each,
+    text_test_inputs,
+};
 use sep_cm::Mixer2;
 
 #[test]
 fn revisions_9_and_10_round_trip_and_are_deterministic() {
-    let readme = include_bytes!("../../../README.md");
-    let mut bin = noise(6_000, 17);
-    bin.extend(&readme[..readme.len().min(4_000)]);
-    let bmp = soft_bmp(48, 32);
-    for revision in [9, 10] {
-        for data in [
-            &mixed_text()[..],
-            &readme[..readme.len().min(12_000)],
-            &bin,
-            &bmp,
-            b"",
-            b"x",
-        ] {
-            let a = round_trip(data, &config(revision));
-            let b = round_trip(data, &config(revision));
-            assert_eq!(a, b, "revision {revision} is not deterministic");
-        }
-    }
+    round_trip_each(&[9, 10], &text_test_inputs(17), true);
 }
 
 #[test]
@@ -40,31 +26,13 @@ fn revisions_9_and_10_round_trip_with_few_inputs() {
     round_trip(&mixed_text(), &cfg);
     // One order context, no match models, one selector.
     for revision in [9, 10] {
-        let mut cfg = config(revision);
-        cfg.orders = 1;
-        cfg.long = 0;
-        cfg.match_min = 0;
-        cfg.match2_min = 0;
-        cfg.selectors = 1;
-        cfg.sparse = false;
-        cfg.record = false;
-        round_trip(&mixed_text(), &cfg);
+        round_trip(&mixed_text(), &lean_config(revision));
     }
 }
 
 #[test]
 fn revisions_9_and_10_beat_7_and_8_on_text_and_code() {
-    // Real text of this repository (Markdown prose and Rust code).
-    let readme = include_bytes!("../../../README.md");
-    let code = include_bytes!("../src/cm/mod.rs");
-    for data in [&readme[..readme.len().min(40_000)], &code[..]] {
-        for (old, new) in [(7, 9), (8, 10)] {
-            let a = round_trip(data, &config(old)).len();
-            let b = round_trip(data, &config(new)).len();
-            eprintln!("{} bytes: revision {old} {a}, {new} {b}", data.len());
-            assert!(b < a, "revision {new} {b} bytes, revision {old} {a}");
-        }
-    }
+    assert_text_and_code_shrink(&[(7, 9), (8, 10)]);
 }
 
 /// The coding cost in bits of `bits` random-looking bits that input 0

@@ -5,27 +5,15 @@
 //! exactly.
 
 mod common;
-use common::{config, mixed_text, noise, round_trip, round_trip_each, soft_bmp};
+use common::{
+    assert_text_and_code_shrink, config, lean_config, mixed_text, round_trip, round_trip_each,
+    text_test_inputs,
+};
 use sep_cm::Mixer2;
 
 #[test]
 fn revisions_7_and_8_round_trip_and_are_deterministic() {
-    let readme = include_bytes!("../../../README.md");
-    let mut bin = noise(6_000, 11);
-    bin.extend(&readme[..readme.len().min(4_000)]);
-    let bmp = soft_bmp(48, 32);
-    round_trip_each(
-        &[7, 8],
-        &[
-            &mixed_text()[..],
-            &readme[..readme.len().min(12_000)],
-            &bin,
-            &bmp,
-            b"",
-            b"x",
-        ],
-        true,
-    );
+    round_trip_each(&[7, 8], &text_test_inputs(11), true);
 }
 
 #[test]
@@ -36,28 +24,12 @@ fn revisions_7_and_8_round_trip_without_the_text_family_and_with_few_inputs() {
     cfg.revision = 7;
     round_trip(&mixed_text(), &cfg);
     // One order context, no match models, one selector.
-    let mut cfg = config(8);
-    cfg.orders = 1;
-    cfg.long = 0;
-    cfg.match_min = 0;
-    cfg.match2_min = 0;
-    cfg.selectors = 1;
-    cfg.sparse = false;
-    cfg.record = false;
-    round_trip(&mixed_text(), &cfg);
+    round_trip(&mixed_text(), &lean_config(8));
 }
 
 #[test]
 fn revision_8_beats_revision_6_on_text_and_code() {
-    // Real text of this repository (Markdown prose and Rust code).
-    let readme = include_bytes!("../../../README.md");
-    let code = include_bytes!("../src/cm/mod.rs");
-    for data in [&readme[..readme.len().min(40_000)], &code[..]] {
-        let v6 = round_trip(data, &config(6)).len();
-        let v8 = round_trip(data, &config(8)).len();
-        eprintln!("{} bytes: revision 6 {v6}, 8 {v8}", data.len());
-        assert!(v8 < v6, "revision 8 {v8} bytes, revision 6 {v6}");
-    }
+    assert_text_and_code_shrink(&[(6, 8)]);
 }
 
 #[test]

@@ -255,3 +255,111 @@ pub fn soft_tga32(w: usize, h: usize) -> Vec<u8> {
     }
     out
 }
+
+/// The inputs the text revisions' tests round trip: mixed markup, JSON, code
+/// and UTF-8 text, the start of README.md, noise with text after it (`seed`
+/// varies the noise), a detected BMP image (detected kinds take another
+/// path), an empty and a one-byte input.
+pub fn text_test_inputs(seed: u64) -> Vec<Vec<u8>> {
+    let readme = include_bytes!("../../../../README.md");
+    let mut bin = noise(6_000, seed);
+    bin.extend(&readme[..readme.len().min(4_000)]);
+    vec![
+        mixed_text(),
+        readme[..readme.len().min(12_000)].to_vec(),
+        bin,
+        soft_bmp(48, 32),
+        Vec::new(),
+        b"x".to_vec(),
+    ]
+}
+
+/// `revision`'s configuration with as few mixer inputs as it takes: one
+/// order context, no match model, one selector, no sparse or record
+/// contexts.
+pub fn lean_config(revision: u8) -> CmConfig {
+    CmConfig {
+        orders: 1,
+        long: 0,
+        match_min: 0,
+        match2_min: 0,
+        selectors: 1,
+        sparse: false,
+        record: false,
+        ..config(revision)
+    }
+}
+
+/// For each `(old, new)` pair, asserts that revision `new` codes real text
+/// of this repository (README.md's first 40,000 bytes, Markdown prose) and
+/// real code (`crates/cm/src/cm/mod.rs`) smaller than revision `old`.
+pub fn assert_text_and_code_shrink(pairs: &[(u8, u8)]) {
+    let readme = include_bytes!("../../../../README.md");
+    let code = include_bytes!("../../src/cm/mod.rs");
+    for data in [&readme[..readme.len().min(40_000)], &code[..]] {
+        for &(old, new) in pairs {
+            let a = round_trip(data, &config(old)).len();
+            let b = round_trip(data, &config(new)).len();
+            eprintln!("{} bytes: revision {old} {a}, {new} {b}", data.len());
+            assert!(b < a, "revision {new} {b} bytes, revision {old} {a}");
+        }
+    }
+}
+
+/// A real baseline JPEG: a 128x96 crop of the corpus' fireworks.jpeg
+/// (tests/golden/inputs).
+pub const JPEG: &[u8] = include_bytes!("../../../../tests/golden/inputs/fireworks.crop128x96.jpg");
+
+/// Where the entropy-coded data of the JPEG `j` starts (after its SOS
+/// segment).
+pub fn jpeg_scan_start(j: &[u8]) -> usize {
+    let mut at = 2;
+    loop {
+        assert_eq!(j[at], 0xFF, "a marker at {at}");
+        let len = usize::from(j[at + 2]) << 8 | usize::from(j[at + 3]);
+        if j[at + 1] == 0xDA {
+            return at + 2 + len;
+        }
+        at += 2 + len;
+    }
+}
+
+/// A xorshift generator for the tests' generated code.
+pub struct Rng(pub u32);
+
+impl Rng {
+    pub fn next(&mut self) -> u32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 17;
+        self.0 ^= self.0 << 5;
+        self.0
+    }
+
+    pub fn below(&mut self, n: u32) -> u32 {
+        self.next() % n
+    }
+}
+
+/// Appends one resource to a resource fork's data as the Resource Manager
+/// lays it out: its length (4 bytes, big-endian), then its 16-bit words
+/// (big-endian).
+pub fn push_resource(data: &mut Vec<u8>, words: &[u16]) {
+    data.extend((words.len() as u32 * 2).to_be_bytes());
+    for w in words {
+        data.extend(w.to_be_bytes());
+    }
+}
+
+/// A Macintosh resource fork around `data`: the 16-byte header (data at
+/// 256, its length, a 30-byte map after it), zeros to 256, the data and
+/// the map's 30 zero bytes.
+pub fn resource_fork_of(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for v in [256, 256 + data.len() as u32, data.len() as u32, 30] {
+        out.extend(v.to_be_bytes());
+    }
+    out.resize(256, 0);
+    out.extend(data);
+    out.resize(out.len() + 30, 0);
+    out
+}
