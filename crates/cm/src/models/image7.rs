@@ -137,7 +137,7 @@ const SCALE: i32 = 16;
 /// point: exact within 15, then by powers of two, either side.
 // The distance inputs are revision 4's (FORMAT 4.15.2), shared with
 // `pixel4`.
-use super::pixel4::{DISTANCES, DistanceBits};
+use super::pixel4::{DISTANCES, DistanceBits, Gap, bucket};
 
 /// What the family computes from the neighbourhood of one byte.
 #[derive(Debug, Clone, Copy)]
@@ -199,11 +199,6 @@ fn clip(v: i32) -> u32 {
 /// The byte nearest to the scaled value `v` (times [`SCALE`]).
 fn unscale(v: i32) -> u32 {
     clip((v + SCALE / 2).div_euclid(SCALE))
-}
-
-/// Bucket of a recent absolute error (4 fraction bits): 0..=15.
-fn bucket(e: u32) -> u32 {
-    (32 - e.leading_zeros()).min(15)
 }
 
 /// Bucket of a local error energy: exact below 4, then two per power of
@@ -362,30 +357,18 @@ impl Image7Contexts {
         let (o0, o1, o2) = (unscale(ols[0]), unscale(ols[1]), unscale(ols[2]));
         let grad = w + n - nw;
         // CALIC's gradient-adjusted prediction.
-        let dh = (w - ww).abs() + (n - nw).abs() + (n - ne).abs();
-        let dv = (w - nw).abs() + (n - nn).abs() + (ne - nne).abs();
-        let gap = if dv - dh > 80 {
-            w
-        } else if dh - dv > 80 {
-            n
-        } else {
-            let mut g = (w + n) * 4 + (ne - nw);
-            let t = dv - dh;
-            if t > 32 {
-                g = (g + 8 * w) / 2;
-            } else if t > 8 {
-                g = (3 * g + 8 * w) / 4;
-            } else if t < -32 {
-                g = (g + 8 * n) / 2;
-            } else if t < -8 {
-                g = (3 * g + 8 * n) / 4;
-            }
-            g / 8
-        };
-        let texture = [n, w, nw, ne, nn, ww, 2 * n - nn, 2 * w - ww]
-            .iter()
-            .fold(0u32, |acc, &v| acc << 1 | u32::from(v < gap));
-        let energy = bucket((dh + dv) as u32 * 4);
+        // (In i64: the same values, samples are small.)
+        let g = Gap::new(
+            w.into(),
+            n.into(),
+            nw.into(),
+            ne.into(),
+            nn.into(),
+            ww.into(),
+            nne.into(),
+        );
+        let (gap, dh, dv, texture, energy) =
+            (g.gap as i32, g.dh as i32, g.dv as i32, g.texture, g.energy);
         // Predictions moved by the previous channel's difference at this
         // pixel (unmoved for the first channel, where all are 128).
         let (mw, mn) = (w + px - pw, n + px - pn);

@@ -241,8 +241,59 @@ fn clip(v: i64) -> u32 {
     v.clamp(0, 255) as u32
 }
 
+/// CALIC's gradient-adjusted prediction (GAP) of a sample from its
+/// neighbours, and what the image families derive from it.
+pub(crate) struct Gap {
+    /// The prediction.
+    pub gap: i64,
+    /// The horizontal and vertical gradients it weighs.
+    pub dh: i64,
+    pub dv: i64,
+    /// Which of N, W, NW, NE, NN, WW, 2N - NN and 2W - WW lie below the
+    /// prediction (8 bits, N first).
+    pub texture: u32,
+    /// [`bucket`] of `4 * (dh + dv)`.
+    pub energy: u32,
+}
+
+impl Gap {
+    pub(crate) fn new(w: i64, n: i64, nw: i64, ne: i64, nn: i64, ww: i64, nne: i64) -> Self {
+        let dh = (w - ww).abs() + (n - nw).abs() + (n - ne).abs();
+        let dv = (w - nw).abs() + (n - nn).abs() + (ne - nne).abs();
+        let gap = if dv - dh > 80 {
+            w
+        } else if dh - dv > 80 {
+            n
+        } else {
+            let mut g = (w + n) * 4 + (ne - nw);
+            let t = dv - dh;
+            if t > 32 {
+                g = (g + 8 * w) / 2;
+            } else if t > 8 {
+                g = (3 * g + 8 * w) / 4;
+            } else if t < -32 {
+                g = (g + 8 * n) / 2;
+            } else if t < -8 {
+                g = (3 * g + 8 * n) / 4;
+            }
+            g / 8
+        };
+        let texture = [n, w, nw, ne, nn, ww, 2 * n - nn, 2 * w - ww]
+            .iter()
+            .fold(0u32, |acc, &v| acc << 1 | u32::from(v < gap));
+        let energy = bucket((dh + dv) as u32 * 4);
+        Gap {
+            gap,
+            dh,
+            dv,
+            texture,
+            energy,
+        }
+    }
+}
+
 /// Bucket of a recent absolute error (4 fraction bits): 0..=15.
-fn bucket(e: u32) -> u32 {
+pub(crate) fn bucket(e: u32) -> u32 {
     (32 - e.leading_zeros()).min(15)
 }
 
@@ -314,30 +365,12 @@ impl Pixel4Contexts {
         let lms = [self.lms[0].predict(&x, ch), self.lms[1].predict(&x, ch)];
         let grad = w + n - nw;
         // CALIC's gradient-adjusted prediction.
-        let dh = (w - ww).abs() + (n - nw).abs() + (n - ne).abs();
-        let dv = (w - nw).abs() + (n - nn).abs() + (ne - nne).abs();
-        let gap = if dv - dh > 80 {
-            w
-        } else if dh - dv > 80 {
-            n
-        } else {
-            let mut g = (w + n) * 4 + (ne - nw);
-            let t = dv - dh;
-            if t > 32 {
-                g = (g + 8 * w) / 2;
-            } else if t > 8 {
-                g = (3 * g + 8 * w) / 4;
-            } else if t < -32 {
-                g = (g + 8 * n) / 2;
-            } else if t < -8 {
-                g = (3 * g + 8 * n) / 4;
-            }
-            g / 8
-        };
-        let texture = [n, w, nw, ne, nn, ww, 2 * n - nn, 2 * w - ww]
-            .iter()
-            .fold(0u32, |acc, &v| acc << 1 | u32::from(v < gap));
-        let energy = bucket((dh + dv) as u32 * 4);
+        let Gap {
+            gap,
+            texture,
+            energy,
+            ..
+        } = Gap::new(w, n, nw, ne, nn, ww, nne);
         // Predictions moved by the previous channel's difference at this
         // pixel (unmoved for the first channel, where all are 128).
         let (mw, mn) = (w + px - pw, n + px - pn);
