@@ -21,11 +21,14 @@ const ROW_COLUMNS: usize = 512;
 const PRED_BITS: u32 = 20;
 /// Open successors kept per column.
 const OPEN: usize = 32;
+/// A value closes the open successors up to this far below it.
+const SKIPPED: u16 = 8;
 /// Index bits of the seen-values bitmap.
 const SEEN_BITS: u32 = 22;
 /// Contexts of the successor input: consistent successors with a 0 and
 /// with a 1 next (0..=7 each), low or high byte, bit position.
-const SUCC: usize = 8 * 8 * 2 * 8;
+/// and whether the column's last two values were successors,
+const SUCC: usize = 4 * 8 * 8 * 2 * 8;
 /// Contexts added to the revision-7 family's.
 const NEW: usize = 5;
 
@@ -33,7 +36,7 @@ const NEW: usize = 5;
 /// table, the pair scores, the current row, the successor lists, the
 /// seen-values bitmap and the successor input's table.
 pub(crate) const MEMORY: u64 = (1 << (SEEN_BITS - 3))
-    + (ROW_COLUMNS * (OPEN * 2 + 24)) as u64
+    + (ROW_COLUMNS * (OPEN * 2 + 25)) as u64
     + (SUCC * 4) as u64
     + (4u64 << PRED_BITS)
     + (ROW_COLUMNS * ROW_COLUMNS * 2) as u64
@@ -60,6 +63,8 @@ pub(crate) struct Biff12Contexts {
     /// column whose own successor has not been seen (oldest first, at most
     /// [`OPEN`]); the values seen, hashed with their column (a bit each).
     open: Vec<Vec<u16>>,
+    /// Per column, whether its last two values were open successors.
+    hits: Vec<u8>,
     seen: Vec<u8>,
     /// For the current byte: 0 (not a value byte), 1 (the value's low
     /// byte) or 2 with the low byte above bit 8 (its high byte); the
@@ -90,6 +95,7 @@ impl Biff12Contexts {
             partners: [(u32::MAX, 0); 2],
             predicted: [0; 2],
             open: vec![Vec::new(); ROW_COLUMNS],
+            hits: vec![0; ROW_COLUMNS],
             seen: vec![0; 1 << (SEEN_BITS - 3)],
             value_byte: 0,
             succ: AdaptiveProbs::new(SUCC, 1023),
@@ -127,7 +133,9 @@ impl Biff12Contexts {
         let s = seen(v);
         self.seen[s >> 3] |= 1 << (s & 7);
         let open = &mut self.open[c];
-        open.retain(|&o| o != v);
+        self.hits[c] = (self.hits[c] << 1 | u8::from(open.contains(&v))) & 3;
+        // `v` and the successors it skipped are no longer open.
+        open.retain(|&o| o > v || v - o >= SKIPPED);
         let next = v.wrapping_add(1);
         let s = seen(next);
         if self.seen[s >> 3] & 1 << (s & 7) == 0 && !open.contains(&next) {
@@ -267,7 +275,9 @@ impl ContextModel for Biff12Contexts {
         if n01 == [0, 0] {
             return;
         }
-        let idx = (n01[0].min(7) << 4 | n01[1].min(7) << 1 | usize::from(high)) << 3 | i as usize;
+        let hits = usize::from(self.hits[self.inner.col as usize]);
+        let idx = ((hits << 6 | n01[0].min(7) << 3 | n01[1].min(7)) << 1 | usize::from(high)) << 3
+            | i as usize;
         self.index = idx;
         out[n] = self.succ.stretched(idx);
     }
