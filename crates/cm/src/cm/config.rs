@@ -149,6 +149,9 @@ impl CmConfig {
             // Revision 7, spreadsheets (4.18.4): the cell family's per-bit
             // tables (models/biff7.rs).
             + if self.since(7) { crate::models::biff7::MEMORY } else { 0 }
+            // Revision 12, spreadsheets (4.23.5): the partner columns'
+            // prediction table, pair scores and row (models/biff12.rs).
+            + if self.since(12) { crate::models::biff12::MEMORY } else { 0 }
             // Revision 7, bi-level images (4.18.4): the new templates' slow
             // and fast tables, the family's mixer and APM (models/bilevel7.rs).
             + if self.since(7) { crate::models::bilevel7::MEMORY } else { 0 }

@@ -9,6 +9,7 @@ use crate::models::audio::AudioContexts;
 use crate::models::audio4::Audio4Contexts;
 use crate::models::biff::BiffContexts;
 use crate::models::biff7::Biff7Contexts;
+use crate::models::biff12::Biff12Contexts;
 use crate::models::bilevel::BilevelContexts;
 use crate::models::bilevel4::Bilevel4Contexts;
 use crate::models::bilevel7::Bilevel7Contexts;
@@ -137,6 +138,10 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             Box::new(Bilevel4Contexts::new(width)),
         ],
         DataKind::Bilevel(width) => generic_with(Box::new(BilevelContexts::new(width)), config),
+        // Revision 12 (doc/FORMAT.md 4.23.5): partner-column contexts.
+        DataKind::Biff(ty, len) if config.since(12) => {
+            generic_with(Box::new(Biff12Contexts::new(ty, len, 4)), config)
+        }
         // Revision 7 (doc/FORMAT.md 4.18.4): spreadsheet cell contexts.
         DataKind::Biff(ty, len) if config.since(7) => {
             generic_with(Box::new(Biff7Contexts::new(ty, len, 4)), config)

@@ -57,19 +57,19 @@ pub(crate) struct Biff7Contexts {
     /// The record parser: type and length of the current record, offset of
     /// the next byte in it (-4..-1: the next record's header).
     ty: u32,
-    len: u32,
-    offset: i64,
+    pub(super) len: u32,
+    pub(super) offset: i64,
     header: [u8; 4],
     /// Hash of the current record's bytes so far, row and column fields
     /// left out.
-    so_far: u32,
+    pub(super) so_far: u32,
     /// Row and column of the current cell record (and whether it is one),
     /// and of the last cell.
-    row: u32,
-    col: u32,
-    cell: bool,
-    last_row: u32,
-    last_col: u32,
+    pub(super) row: u32,
+    pub(super) col: u32,
+    pub(super) cell: bool,
+    pub(super) last_row: u32,
+    pub(super) last_col: u32,
     /// Symbols of the last three cells of the current row (0: none) and
     /// the last six record types (4 bits each).
     left: [u32; 3],
@@ -154,6 +154,11 @@ impl Biff7Contexts {
     }
 
     /// The column table's entry of column `col`.
+    pub(super) fn column_last(&self, col: u32) -> u32 {
+        self.column(col).last
+    }
+
+    /// The column table's entry of column `col`.
     fn column(&self, col: u32) -> &Column {
         &self.columns[col as usize & (COLUMNS - 1)]
     }
@@ -161,7 +166,7 @@ impl Biff7Contexts {
     /// The expected row and column of the next cell: the column that
     /// followed the last cell's column in the row above, else the next
     /// column of the same row.
-    fn expected(&self) -> (u32, u32) {
+    pub(super) fn expected(&self) -> (u32, u32) {
         let next = self.column(self.last_col).next;
         if next == 0 {
             (self.last_row, self.last_col + 1)

@@ -16,6 +16,7 @@ use crate::matcher::Visibility;
 pub(crate) mod audio;
 pub(crate) mod audio4;
 pub(crate) mod biff;
+pub(crate) mod biff12;
 pub(crate) mod biff7;
 pub(crate) mod bilevel;
 pub(crate) mod bilevel10;
