@@ -188,6 +188,10 @@ impl CmConfig {
             // Revision 10 records and floats (4.21.4): the record-match
             // and IBM float families' tables (models/float10.rs, ibm10.rs).
             + if self.since(10) { crate::models::float10::MEMORY + crate::models::ibm10::MEMORY } else { 0 }
+            // Revision 12, bi-level images (4.23.6): the new templates'
+            // tables and states, the third mixer, the APMs and the final
+            // stage's mixer (models/bilevel12.rs).
+            + if self.since(12) { crate::models::bilevel12::MEMORY } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

@@ -14,6 +14,7 @@ use crate::models::bilevel::BilevelContexts;
 use crate::models::bilevel4::Bilevel4Contexts;
 use crate::models::bilevel7::Bilevel7Contexts;
 use crate::models::bilevel10::Bilevel10Contexts;
+use crate::models::bilevel12::Bilevel12Contexts;
 use crate::models::detect::DataKind;
 use crate::models::float::FloatContexts;
 use crate::models::float4::Float4Contexts;
@@ -122,6 +123,12 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
         }
         DataKind::ResourceFork => generic_with(Box::new(WordBeContexts), config),
         DataKind::X86 => generic_with(Box::new(X86Contexts::new()), config),
+        // Revision 12 (doc/FORMAT.md 4.23.6): run and tall templates, a
+        // third mixer, two APMs and the last word on the probability.
+        DataKind::Bilevel(width) if config.since(12) => vec![
+            Box::new(OrderContexts::new(0b11, 0)),
+            Box::new(Bilevel12Contexts::new(width)),
+        ],
         // Revision 10 (doc/FORMAT.md 4.21.3): more templates and a second
         // mixer.
         DataKind::Bilevel(width) if config.since(10) => vec![

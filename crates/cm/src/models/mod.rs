@@ -20,6 +20,7 @@ pub(crate) mod biff12;
 pub(crate) mod biff7;
 pub(crate) mod bilevel;
 pub(crate) mod bilevel10;
+pub(crate) mod bilevel12;
 pub(crate) mod bilevel4;
 pub(crate) mod bilevel7;
 pub(crate) mod detect;
@@ -127,6 +128,13 @@ pub(crate) trait ContextModel: std::fmt::Debug + Send + Sync + CloneFamily {
 
     /// Learns the coded bit after [`predict_bit`](Self::predict_bit).
     fn update_bit(&mut self, _bit: u32) {}
+
+    /// Revision 12 (doc/FORMAT.md 4.23.6): the model's final probability
+    /// of a 1 (16 bits) for the bit after [`predict_bit`](Self::predict_bit),
+    /// refined (families with per-bit inputs only; default: unchanged).
+    fn refine_final(&mut self, p: u32) -> u32 {
+        p
+    }
 
     /// Sees the byte just coded at `pos` (the block's bytes before it are in
     /// `data`). Families that keep block-level state override this.
