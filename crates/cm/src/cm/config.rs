@@ -165,6 +165,9 @@ impl CmConfig {
             // Revision 10, x86 code (4.21.5, exe10): the x86 family's own
             // tables.
             + if self.since(10) { crate::models::x86_10::MEMORY } else { 0 }
+            // Revision 12, 68000 code (4.23.4, exe12): the 68000 family's
+            // displacement and opcode histories.
+            + if self.since(12) { crate::models::m68k12::MEMORY } else { 0 }
             // Revision 7 float arrays (4.18.6, models/float7.rs): the
             // candidates' expected-bit table (1.5 MiB) and the two
             // vocabularies' tables (0.5 MiB each) and records.

@@ -52,6 +52,11 @@ impl M68k7Contexts {
         }
     }
 
+    /// Revision 5's decoder and contexts.
+    pub(crate) fn m5(&self) -> &M68k5Contexts {
+        &self.m5
+    }
+
     /// The two-opcode table's slot of opcode `a` after `b`.
     fn pair(a: u32, b: u32) -> usize {
         (hash2(a << 16 | b, 0x6870) >> (32 - PAIR_BITS)) as usize
