@@ -185,6 +185,9 @@ impl CmConfig {
             // Revision 10 records and floats (4.21.4): the record-match
             // and IBM float families' tables (models/float10.rs, ibm10.rs).
             + if self.since(10) { crate::models::float10::MEMORY + crate::models::ibm10::MEMORY } else { 0 }
+            // Revision 12 detected kinds (FORMAT 4.23.1): the kind's final
+            // APM stage (cm/kindmix.rs).
+            + if self.since(12) { super::kindmix::MEMORY } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the
