@@ -195,6 +195,9 @@ impl CmConfig {
             // tables and states, the third mixer, the APMs and the final
             // stage's mixer (models/bilevel12.rs).
             + if self.since(12) { crate::models::bilevel12::MEMORY } else { 0 }
+            // Revision 12 detected kinds (FORMAT 4.23.1): the kind's final
+            // APM stage (cm/kindmix.rs).
+            + if self.since(12) { super::kindmix::MEMORY } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

@@ -28,6 +28,7 @@
 //! ([`Visibility`]).
 
 mod config;
+mod kindmix;
 mod registry;
 mod snapshot_walk;
 mod stream;
@@ -152,6 +153,9 @@ pub struct Cm {
     /// Revision 9 (doc/FORMAT.md 4.20.6): the shortcut for long
     /// predictable stretches (not with a neural input or serial network).
     skip: Option<Shortcut>,
+    /// Revision 12 (doc/FORMAT.md 4.23.1): a detected kind's final APM
+    /// stage (`kindmix.rs`); `None` otherwise.
+    kind_sse: Option<Box<kindmix::KindSse>>,
     hashes: Vec<u32>,
     buckets: Vec<usize>,
     nodes: Vec<usize>,
@@ -211,6 +215,7 @@ impl Cm {
             runs: None,
             text_mix: false,
             skip: (config.since(9) && !neural_input).then(Shortcut::default),
+            kind_sse: None,
         };
         if config.since(8) {
             cm.final_sse = Some(FinalSse::new(FINAL_APM_BITS, 6, FINAL_APM_KEEP));
@@ -297,6 +302,7 @@ impl Cm {
             chosen.push(REV6_CLASS_BYTE_SETS);
         }
         self.text_mix = configured && self.config.since(7);
+        self.kindmix_install(configured);
         if !configured {
             // A detected kind codes without the final APM stage.
             self.final_sse = None;
@@ -317,15 +323,19 @@ impl Cm {
         // `word`, from revision 2 on) the text family: `registry.rs`.
         let text_first = (configured && self.config.word && self.config.revision >= 2)
             .then(|| families.first().map_or(0, |f| f.contexts()));
-        self.confidence = confidence_contexts(
-            self.config.revision,
-            configured,
-            contexts,
-            text_first,
-            most - others.min(most),
-        );
+        self.confidence = self
+            .kindmix_confidence(contexts, most - others.min(most))
+            .unwrap_or_else(|| {
+                confidence_contexts(
+                    self.config.revision,
+                    configured,
+                    contexts,
+                    text_first,
+                    most - others.min(most),
+                )
+            });
         let used = others + self.confidence.len();
-        let runs = if configured && self.config.since(8) {
+        let runs = if (configured || self.kindmix_runs()) && self.config.since(8) {
             REV8_RUNS.min(contexts).min(most - used.min(most))
         } else {
             0
@@ -348,6 +358,7 @@ impl Cm {
             self.mixer
                 .set_set_rates(REV9_SET_BOOST, REV9_SET_HALF, REV9_RATE_SHIFT);
         }
+        self.kindmix_weights();
         self.families = families;
         self.maps = (0..contexts).map(|_| StateMap::default()).collect();
         self.states = vec![0; contexts];
@@ -619,7 +630,7 @@ impl Cm {
         };
         let p = match self.final_sse.as_mut() {
             Some(f) if self.text_mix => f.refine(p, &self.final_byte, c0),
-            _ => p,
+            _ => self.kindmix_refine(p, c0),
         };
         // Revision 12 (doc/FORMAT.md 4.23.6): the families' last word.
         self.bit_families
@@ -657,6 +668,7 @@ impl Cm {
         {
             f.update(bit);
         }
+        self.kindmix_update(bit);
         if let Some(r) = self.runs.as_mut() {
             r.update(bit);
         }
@@ -755,6 +767,7 @@ impl Cm {
                 hashes: [o2, hash2(o2, c3 | 0x300), hash2(st.words.word ^ 0x400, c1)],
             };
         }
+        self.kindmix_begin_byte(st.c4);
         // The first bit's APM rows load while the buckets are found.
         self.prefetch_apms(1, 7, c1, h2);
         self.find_buckets(None);
