@@ -617,10 +617,16 @@ impl Cm {
             Some(sse) => sse.refine(p, &self.sse_byte, c0, i),
             None => p,
         };
-        match self.final_sse.as_mut() {
+        let p = match self.final_sse.as_mut() {
             Some(f) if self.text_mix => f.refine(p, &self.final_byte, c0),
             _ => p,
-        }
+        };
+        // Revision 12: the families' last refinement (identity but for
+        // the image family, doc/FORMAT.md 4.23.2).
+        let families = &mut self.families;
+        self.bit_families
+            .iter()
+            .fold(p, |p, &k| families[k].refine_final(p, c0))
     }
 
     /// Trains everything [`predict_bit`](Self::predict_bit) used on `bit`.
