@@ -632,10 +632,12 @@ impl Cm {
             Some(f) if self.text_mix => f.refine(p, &self.final_byte, c0),
             _ => self.kindmix_refine(p, c0),
         };
-        // Revision 12 (doc/FORMAT.md 4.23.6): the families' last word.
+        // Revision 12: the families' last refinement (identity but for
+        // the image and bi-level families, doc/FORMAT.md 4.23.2, 4.23.6).
+        let families = &mut self.families;
         self.bit_families
             .iter()
-            .fold(p, |p, &k| self.families[k].refine_final(p))
+            .fold(p, |p, &k| families[k].refine_final(p, c0))
     }
 
     /// Trains everything [`predict_bit`](Self::predict_bit) used on `bit`.

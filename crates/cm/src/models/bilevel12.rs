@@ -307,7 +307,7 @@ impl ContextModel for Bilevel12Contexts {
         }
     }
 
-    fn refine_final(&mut self, p: u32) -> u32 {
+    fn refine_final(&mut self, p: u32, _c0: u32) -> u32 {
         self.last.set(0, crate::stretch(p.clamp(1, 65535)));
         self.last.set(1, self.own[0]);
         self.last.set(2, self.own[1]);

@@ -33,6 +33,7 @@ pub(crate) mod float7;
 pub(crate) mod ibm10;
 pub(crate) mod image;
 pub(crate) mod image10;
+pub(crate) mod image12;
 pub(crate) mod image7;
 pub(crate) mod indirect;
 pub(crate) mod jpeg;
@@ -130,10 +131,12 @@ pub(crate) trait ContextModel: std::fmt::Debug + Send + Sync + CloneFamily {
     /// Learns the coded bit after [`predict_bit`](Self::predict_bit).
     fn update_bit(&mut self, _bit: u32) {}
 
-    /// Revision 12 (doc/FORMAT.md 4.23.6): the model's final probability
-    /// of a 1 (16 bits) for the bit after [`predict_bit`](Self::predict_bit),
-    /// refined (families with per-bit inputs only; default: unchanged).
-    fn refine_final(&mut self, p: u32) -> u32 {
+    /// Revision 12 (doc/FORMAT.md 4.23.2, 4.23.6): refines the model's
+    /// final 16-bit probability `p` of a 1 for the bit after
+    /// [`predict_bit`](Self::predict_bit) (`c0` the bits so far with a
+    /// leading 1); learns in [`update_bit`](Self::update_bit). Families
+    /// with per-bit inputs are asked in order; the default keeps `p`.
+    fn refine_final(&mut self, p: u32, _c0: u32) -> u32 {
         p
     }
 
