@@ -173,8 +173,7 @@ impl Biff12Contexts {
                 best[1] = (s, d as u32);
             }
         }
-        for k in 0..2 {
-            let d = best[k].1;
+        for (k, &(_, d)) in best.iter().enumerate() {
             if d != u32::MAX {
                 let sym = self.cur[d as usize];
                 self.partners[k] = (d, sym);
