@@ -195,7 +195,7 @@ impl Biff12Contexts {
             }
             let i = pred_index(c, d as u32, v);
             let hit = self.pred[i] == sym;
-            *s = *s - (*s >> 4) + if hit { 256 } else { 0 };
+            *s = *s - (*s >> 6) + if hit { 64 } else { 0 };
             self.pred[i] = sym;
         }
         self.cur[c as usize] = sym;
