@@ -173,8 +173,7 @@ impl Biff12Contexts {
                 best[1] = (s, d as u32);
             }
         }
-        for k in 0..2 {
-            let d = best[k].1;
+        for (k, &(_, d)) in best.iter().enumerate() {
             if d != u32::MAX {
                 let sym = self.cur[d as usize];
                 self.partners[k] = (d, sym);
@@ -196,7 +195,7 @@ impl Biff12Contexts {
             }
             let i = pred_index(c, d as u32, v);
             let hit = self.pred[i] == sym;
-            *s = *s - (*s >> 4) + if hit { 256 } else { 0 };
+            *s = *s - (*s >> 6) + if hit { 64 } else { 0 };
             self.pred[i] = sym;
         }
         self.cur[c as usize] = sym;
