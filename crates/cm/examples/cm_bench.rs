@@ -2,7 +2,7 @@
 //! size, bits per byte and speed; with `--verify` also decodes.
 //!
 //! `cargo run --release -p sep-cm --example cm_bench -- [--orders 0x3f] [--no-word]
-//!  [--no-sparse] [--no-record] [--match N] [--table-bits B] [--match-bits M] [--revision R] [--lstm CELLS,HORIZON,LR_E4] [--verify] FILE...`
+//!  [--no-sparse] [--no-record] [--match N] [--table-bits B] [--match-bits M] [--revision R] [--lstm CELLS,HORIZON,LR_E4[,KIND]] [--verify] FILE...`
 use sep_cm::{Cm, CmConfig, CmStream, LstmConfig, Sequential};
 use sep_coder::{Decoder, Encoder};
 use std::time::Instant;
@@ -62,6 +62,7 @@ fn main() {
                     .map(|x| x.parse().unwrap())
                     .collect();
                 lstm = Some(LstmConfig {
+                    kind: v.get(3).map_or(1, |&k| k as u8),
                     cells: v[0] as u8,
                     horizon: v[1] as u8,
                     lr: v[2],

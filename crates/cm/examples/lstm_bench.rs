@@ -1,8 +1,9 @@
 //! The serial LSTM alone on files: bits per byte, speed, and a hash of every
 //! probability's bits (to compare builds: baseline vs `-Ctarget-cpu=native`).
 //!
-//! `lstm_bench CELLS HORIZON LR_E4 LIMIT FILE...` (LIMIT: bytes read of each
-//! file, 0 for all).
+//! `lstm_bench CELLS[:KIND] HORIZON LR_E4 LIMIT FILE...` (LIMIT: bytes read of
+//! each file, 0 for all; KIND: the serial network's kind, 1 by default; kind
+//! 2's match input is absent here).
 
 use sep_cm::{Lstm, LstmConfig};
 use std::time::Instant;
@@ -13,8 +14,10 @@ fn main() {
         a.len() >= 5,
         "usage: lstm_bench CELLS HORIZON LR_E4 LIMIT FILE..."
     );
+    let (cells, kind) = a[0].split_once(':').unwrap_or((&a[0], "1"));
     let config = LstmConfig {
-        cells: a[0].parse().expect("cells"),
+        kind: kind.parse().expect("kind"),
+        cells: cells.parse().expect("cells"),
         horizon: a[1].parse().expect("horizon"),
         lr: a[2].parse().expect("lr"),
     };

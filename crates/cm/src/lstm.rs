@@ -11,7 +11,8 @@
 //! and cmix, described publicly by their authors; no code of theirs is used).
 //!
 //! Determinism: plain `f32` arithmetic (`+ - * /` and `sqrt`, never
-//! contracted or reassociated by Rust), in the fixed order written here, and
+//! contracted or reassociated by Rust), in the fixed order written here and
+//! in the kernels' `serial_*` loops (vectorised across outputs only), and
 //! the kernels' own `exp`, `tanh` and `sigmoid` (`sep_kernels`), which give the
 //! same bits on every CPU and build (doc/DETERMINISM.md). The weights start
 //! from an integer generator. Nothing is allocated after [`Lstm::new`].
@@ -25,6 +26,9 @@ use sep_coder::{FreqTable, quantize};
 /// section 4.13).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LstmConfig {
+    /// The network's kind (`serial_params` byte 0): 1, the LSTM of section
+    /// 4.13; 2, the same with a decaying learning rate (section 4.13.1).
+    pub kind: u8,
     /// LSTM cells (`8..=248`, a multiple of 8).
     pub cells: u8,
     /// Bytes per training window (`1..=64`): the network trains every
@@ -37,6 +41,9 @@ pub struct LstmConfig {
 impl LstmConfig {
     /// Checks the limits of doc/FORMAT.md section 4.13.
     pub fn validate(&self) -> Result<(), String> {
+        if !(1..=2).contains(&self.kind) {
+            return Err(format!("serial network kind {}: 1 or 2", self.kind));
+        }
         if self.cells < 8 || !self.cells.is_multiple_of(8) {
             return Err(format!(
                 "LSTM cells {}: a multiple of 8, at least 8",
@@ -68,8 +75,9 @@ impl LstmConfig {
 
     /// One line for listings.
     pub fn describe(&self) -> String {
+        let decay = if self.kind >= 2 { ", decaying" } else { "" };
         format!(
-            "lstm ({} cells, horizon {}, lr {}e-4)",
+            "lstm ({} cells, horizon {}, lr {}e-4{decay})",
             self.cells, self.horizon, self.lr
         )
     }
@@ -109,34 +117,17 @@ impl Param {
     /// folded in), then clears those gradients.
     #[inline]
     fn adam(&mut self, range: std::ops::Range<usize>, step: f32) {
-        const B1: f32 = 0.9;
-        const B2: f32 = 0.999;
-        const EPS: f32 = 1e-6;
-        for k in range {
-            let g = self.g[k].clamp(-CLIP, CLIP);
-            let m = B1 * self.m[k] + (1.0 - B1) * g;
-            let v = B2 * self.v[k] + (1.0 - B2) * (g * g);
-            self.m[k] = m;
-            self.v[k] = v;
-            self.w[k] -= step * m / (v.sqrt() + EPS);
-            self.g[k] = 0.0;
-        }
+        // beta 0.9 / 0.999, eps 1e-6, gradients clipped to +-CLIP
+        // (sep_kernels' loop: doc/DETERMINISM.md K4d).
+        sep_kernels::serial_adam(
+            &mut self.w[range.clone()],
+            &mut self.g[range.clone()],
+            &mut self.m[range.clone()],
+            &mut self.v[range],
+            step,
+            CLIP,
+        );
     }
-}
-
-/// `sum a[k] * b[k]` in a fixed order: eight partial sums (`k mod 8`, each
-/// in order of `k`; lengths are multiples of 8 here), added pairwise as
-/// written. Independent chains keep the adds from waiting on each other.
-#[inline]
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    debug_assert!(a.len() == b.len() && a.len().is_multiple_of(8));
-    let mut acc = [0.0f32; 8];
-    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
-        for k in 0..8 {
-            acc[k] += x[k] * y[k];
-        }
-    }
-    ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]))
 }
 
 /// Gradients are clipped to this magnitude before Adam's step.
@@ -186,6 +177,9 @@ pub struct Lstm {
     dlogits: Vec<f32>,
     /// Input columns seen in the window (their weights train).
     seen: [bool; 256],
+    /// Kind 2: the learning rate decays with the trainings so far.
+    decay: bool,
+    trainings: u32,
 }
 
 impl Lstm {
@@ -228,6 +222,8 @@ impl Lstm {
             dc_next: vec![0.0; n],
             dlogits: vec![0.0; 256],
             seen: [false; 256],
+            decay: config.kind >= 2,
+            trainings: 0,
         }
     }
 
@@ -250,11 +246,7 @@ impl Lstm {
         {
             *z = b + w;
         }
-        for (j, &hj) in self.h.iter().enumerate() {
-            for (z, &w) in z.iter_mut().zip(&self.wh.w[j * 4 * n..(j + 1) * 4 * n]) {
-                *z += w * hj;
-            }
-        }
+        sep_kernels::serial_matvec_cols(&self.wh.w, &self.h, z);
         // The slice forms: SIMD, the same bits as the scalar functions.
         sep_kernels::sigmoid_inplace(&mut z[..3 * n]);
         sep_kernels::tanh_inplace(&mut z[3 * n..]);
@@ -276,11 +268,7 @@ impl Lstm {
         // Softmax over Wy h + by.
         let p = &mut self.probs[t * 256..(t + 1) * 256];
         p.copy_from_slice(&self.by.w);
-        for (j, &hj) in self.h.iter().enumerate() {
-            for (v, &w) in p.iter_mut().zip(&self.wy.w[j * 256..(j + 1) * 256]) {
-                *v += w * hj;
-            }
-        }
+        sep_kernels::serial_matvec_cols(&self.wy.w, &self.h, p);
         let max = p.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
         for v in p.iter_mut() {
             *v -= max;
@@ -322,14 +310,13 @@ impl Lstm {
             for (gb, &d) in self.by.g.iter_mut().zip(&self.dlogits) {
                 *gb += d;
             }
-            for (j, &hj) in ho.iter().enumerate() {
-                let col = &self.wy.w[j * 256..(j + 1) * 256];
-                let gcol = &mut self.wy.g[j * 256..(j + 1) * 256];
-                for (g, &d) in gcol.iter_mut().zip(&self.dlogits) {
-                    *g += d * hj;
-                }
-                self.dh[j] = self.dh_next[j] + dot(col, &self.dlogits);
-            }
+            sep_kernels::serial_outer_add(&mut self.wy.g, &self.dlogits, ho);
+            sep_kernels::serial_dot_cols(
+                &self.wy.w,
+                &self.dlogits,
+                Some(&self.dh_next),
+                &mut self.dh,
+            );
             // Cell.
             let z = &self.gates[t * 4 * n..(t + 1) * 4 * n];
             let tc = &self.tanh_c[t * n..(t + 1) * n];
@@ -356,18 +343,20 @@ impl Lstm {
                 *g += d;
             }
             let hp = &self.h_prev[t * n..(t + 1) * n];
-            for (j, &hj) in hp.iter().enumerate() {
-                let col = &self.wh.w[j * 4 * n..(j + 1) * 4 * n];
-                let gcol = &mut self.wh.g[j * 4 * n..(j + 1) * 4 * n];
-                for (g, &d) in gcol.iter_mut().zip(&self.dz) {
-                    *g += d * hj;
-                }
-                self.dh_next[j] = dot(col, &self.dz);
-            }
+            sep_kernels::serial_outer_add(&mut self.wh.g, &self.dz, hp);
+            sep_kernels::serial_dot_cols(&self.wh.w, &self.dz, None, &mut self.dh_next);
         }
         self.b1t *= 0.9;
         self.b2t *= 0.999;
-        let step = self.lr * (1.0 - self.b2t).sqrt() / (1.0 - self.b1t);
+        let mut lr = self.lr;
+        if self.decay {
+            // Kind 2 (doc/FORMAT.md 4.13.1): from twice the rate towards
+            // half of it, 1.25 times after 1024 trainings.
+            let t = self.trainings as f32;
+            lr = self.lr * (0.5 + 1.5 * (1024.0 / (1024.0 + t)));
+            self.trainings = self.trainings.saturating_add(1);
+        }
+        let step = lr * (1.0 - self.b2t).sqrt() / (1.0 - self.b1t);
         let all = |p: &Param| 0..p.w.len();
         let (r_wh, r_b, r_wy, r_by) = (all(&self.wh), all(&self.b), all(&self.wy), all(&self.by));
         self.wh.adam(r_wh, step);
@@ -465,6 +454,7 @@ mod tests {
 
     fn config() -> LstmConfig {
         LstmConfig {
+            kind: 1,
             cells: 16,
             horizon: 10,
             lr: 200,

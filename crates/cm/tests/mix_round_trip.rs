@@ -463,6 +463,7 @@ fn revision_4_round_trips_every_kind_of_input() {
         fork,
     ];
     let lstm = LstmConfig {
+        kind: 1,
         cells: 16,
         horizon: 8,
         lr: 100,

@@ -83,6 +83,7 @@ mod pool;
 mod prefetch;
 mod reduce;
 mod rows;
+mod serial;
 mod simd;
 
 #[cfg(test)]
@@ -109,6 +110,7 @@ pub use rows::{
     layernorm_rows, layernorm_rows_backward, log_softmax_rows, log_softmax_rows_inplace,
     softmax_rows, softmax_rows_inplace, sum_cols, sum_rows,
 };
+pub use serial::{serial_adam, serial_dot_cols, serial_matvec_cols, serial_outer_add};
 
 /// Where a kernel runs: the instruction set and the thread budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -22,6 +22,7 @@ pub struct MixConfig {
 
 /// The serial network of preset `ultra` (README, "Presets and ablation").
 pub(crate) const ULTRA_LSTM: LstmConfig = LstmConfig {
+    kind: 1,
     cells: 64,
     horizon: 16,
     lr: 100,

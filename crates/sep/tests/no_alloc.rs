@@ -107,6 +107,7 @@ fn the_step_loops_do_not_allocate() {
                 cm: common::small_cm(),
                 neural: None,
                 serial: Some(sep::LstmConfig {
+                    kind: 1,
                     cells: 16,
                     horizon: 8,
                     lr: 200,

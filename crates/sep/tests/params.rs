@@ -205,6 +205,7 @@ fn cm_params_round_trip_and_name_bad_flags() {
 #[test]
 fn serial_network_params_round_trip_and_name_bad_fields() {
     let c = sep::LstmConfig {
+        kind: 1,
         cells: 64,
         horizon: 16,
         lr: 100,
@@ -212,8 +213,13 @@ fn serial_network_params_round_trip_and_name_bad_fields() {
     let b = sep::params::write_serial(&c);
     assert_eq!(b.len(), 8);
     assert_eq!(sep::params::read_serial(&b), Ok(c));
+    // Kind 2 (doc/FORMAT.md 4.13.1): the same fields, a decaying rate.
+    let c2 = sep::LstmConfig { kind: 2, ..c };
+    let b2 = sep::params::write_serial(&c2);
+    assert_eq!(b2[0], 2);
+    assert_eq!(sep::params::read_serial(&b2), Ok(c2));
     for (at, v, what) in [
-        (0, 2, "unknown serial network kind 2"),
+        (0, 3, "unknown serial network kind 3"),
         (2, 0, "horizon"),
         (7, 1, "reserved serial network bytes"),
     ] {

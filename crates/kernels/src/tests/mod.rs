@@ -11,6 +11,7 @@ mod matmul;
 mod optim;
 mod pool;
 mod rows;
+mod serial;
 
 use crate::{Exec, Isa};
 use std::sync::Mutex;
