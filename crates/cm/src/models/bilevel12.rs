@@ -12,8 +12,8 @@
 //! model's mixer the revision-7 family's first twelve inputs, the
 //! revision-10 family's two outputs and its own two, and has the last word
 //! on the model's final probability ([`ContextModel::refine_final`]): a
-//! small mixer of that probability and its own two outputs, averaged with
-//! that probability.
+//! small mixer of that probability, its own two outputs and the
+//! revision-10 family's two, averaged with that probability.
 
 use super::bilevel7::{Bilevel7Contexts, q, span, transitions};
 use super::bilevel10::Bilevel10Contexts;
@@ -84,11 +84,11 @@ pub(crate) struct Bilevel12Contexts {
     mixer: Mixer2,
     sse: Apm,
     runs_sse: Apm,
-    /// The final stage: a mixer of the model's final probability and the
-    /// family's two outputs; those outputs for this bit, and whether the
-    /// stage ran for it.
+    /// The final stage: a mixer of the model's final probability, the
+    /// family's two outputs and the revision-10 family's two; those four
+    /// for this bit, and whether the stage ran for it.
     last: Mixer2,
-    own: [i32; 2],
+    own: [i32; 4],
     pending: bool,
 }
 
@@ -97,7 +97,7 @@ impl Bilevel12Contexts {
     pub fn new(width: usize) -> Self {
         let mut mixer = Mixer2::new(MIX_INPUTS, &SETS, 1, RATE, 2);
         mixer.set_initial_weights(INITIAL_WEIGHT);
-        let mut last = Mixer2::new(4, &LAST_SETS, 1, LAST_RATE, 2);
+        let mut last = Mixer2::new(6, &LAST_SETS, 1, LAST_RATE, 2);
         last.set_initial_weights(LAST_WEIGHT);
         Bilevel12Contexts {
             inner: Bilevel10Contexts::new(width),
@@ -118,7 +118,7 @@ impl Bilevel12Contexts {
             sse: Apm::new(1 << SSE_BITS, 7),
             runs_sse: Apm::new(1 << SSE_BITS, 7),
             last,
-            own: [0; 2],
+            own: [0; 4],
             pending: false,
         }
     }
@@ -283,7 +283,7 @@ impl ContextModel for Bilevel12Contexts {
         let runs = q(lrun) | q(prun) << 3 | q(n1) << 6 | q(rp1) << 9 | up << 12 | colour << 13;
         let p2 = self.runs_sse.refine_stretched(d, runs as usize);
         out[PASSED + 1] = crate::stretch(((p1 + p2) / 2).clamp(1, 65535));
-        self.own = [out[PASSED], out[PASSED + 1]];
+        self.own = [out[PASSED], out[PASSED + 1], all[14], all[15]];
         self.last.select(0, near << 1);
         self.last.select(1, (q(lrun) << 3 | q(n1)) as usize);
         self.last.select_final(0);
@@ -311,7 +311,9 @@ impl ContextModel for Bilevel12Contexts {
         self.last.set(0, crate::stretch(p.clamp(1, 65535)));
         self.last.set(1, self.own[0]);
         self.last.set(2, self.own[1]);
-        self.last.set(3, 256);
+        self.last.set(3, self.own[2]);
+        self.last.set(4, self.own[3]);
+        self.last.set(5, 256);
         self.pending = true;
         let d = self.last.mix();
         ((crate::squash(d) + p) / 2).clamp(1, 65535)
