@@ -4,8 +4,8 @@
 //! revisions 10 and 12 on an ELF file whose code is real (this test
 //! binary's own machine code), a lying ELF header, a generated 68000
 //! resource fork, a truncated one and one whose header lies; and that
-//! revision 12 codes 68000 code differently from revision 10 (the family
-//! switched off fails it).
+//! revision 12 beats revision 10 on generated 68000 code by at least 1%
+//! (the family switched off fails it).
 
 mod common;
 use common::{config, elf64, round_trip, round_trip_each};
@@ -203,19 +203,18 @@ fn revisions_10_and_12_round_trip_x86_and_68000_code() {
     );
 }
 
-/// Revision 12's 68000 family is on: its coded bytes differ from revision
-/// 10's. (It pays on the corpus: calgary.obj2 45,175 -> 44,892 bytes at
-/// `max`; on these small generated inputs the sizes are within 1% of
-/// revision 10's either way, too close for a size test.)
+/// Revision 12's 68000 family pays on generated 68000 code: at least 1%
+/// smaller than revision 10 (measured: 2,007 bytes against 2,067 and 2,640
+/// against 2,679); switched off, the sizes are equal. On the corpus:
+/// calgary.obj2 45,175 -> 44,730 bytes at `max`.
 #[test]
-fn revision_12_codes_68000_code_its_own_way() {
+fn revision_12_beats_10_on_68000_code() {
     for data in [multi_fork(6, 25, 7), resource_fork(60, 7)] {
         let a = round_trip(&data, &config(10));
         let b = round_trip(&data, &config(12));
         eprintln!("revision 12 {} bytes, revision 10 {}", b.len(), a.len());
-        assert_ne!(a, b, "revision 12 codes as revision 10");
         assert!(
-            b.len() * 100 < a.len() * 101,
+            b.len() * 100 < a.len() * 99,
             "revision 12 {} bytes, revision 10 {}",
             b.len(),
             a.len()

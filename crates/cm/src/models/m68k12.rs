@@ -2,8 +2,8 @@
 //! 7's family ([`M68k7Contexts`], with revision 5's resource-fork and
 //! instruction decoder) plus contexts from a longer opcode history, the
 //! last two displacements per address register, the last A-line traps
-//! (Toolbox calls), the extension words so far with the previous opcode
-//! and the resource being read.
+//! (Toolbox calls), the extension words so far with the previous opcode,
+//! the resource and the function being read.
 //!
 //! Its contexts are declared in [`M68k12Contexts::hashes`]; the mixer
 //! selector and the order-1 APM byte are revision 5's.
@@ -12,14 +12,14 @@ use super::m68k7::M68k7Contexts;
 use super::{ByteCtx, ContextModel, hash2};
 
 /// Contexts revision 12 adds.
-const NEW: usize = 6;
+const NEW: usize = 7;
 
 /// Bytes of memory the family allocates besides revision 7's, over a
 /// bound: two displacements per address register and extension slot, the
-/// opcode and trap histories.
-pub(crate) const MEMORY: u64 = 4 * 32 + 64;
+/// opcode and trap histories, the function's start.
+pub(crate) const MEMORY: u64 = 4 * 32 + 72;
 
-/// The revision-12 68000 family: revision 7's 20 contexts and 6 of its own.
+/// The revision-12 68000 family: revision 7's 20 contexts and 7 of its own.
 #[derive(Debug, Clone)]
 pub(crate) struct M68k12Contexts {
     m7: M68k7Contexts,
@@ -32,6 +32,9 @@ pub(crate) struct M68k12Contexts {
     disp: [u32; 32],
     /// The last two A-line words (Toolbox traps), the last lowest.
     traps: u32,
+    /// Block position of the last `LINK` opcode word's low byte (where the
+    /// current function starts).
+    link: usize,
 }
 
 impl M68k12Contexts {
@@ -42,6 +45,7 @@ impl M68k12Contexts {
             older: [0; 2],
             disp: [0; 32],
             traps: 0,
+            link: 0,
         }
     }
 
@@ -95,6 +99,8 @@ impl ContextModel for M68k12Contexts {
         }
         // The resource being read (where its words start).
         o[5] = hash2(0x6C22, hash2(s | op, m.word_base as u32));
+        // The function being read (where its `LINK` is).
+        o[6] = hash2(0x6C23, hash2(s | op, self.link as u32));
     }
 
     fn selector_size(&self) -> usize {
@@ -120,6 +126,9 @@ impl ContextModel for M68k12Contexts {
                 // `op` becomes the first previous opcode: the third one
                 // leaves revision 5's history for ours.
                 self.older = [prev3, self.older[0]];
+                if w & 0xFFF8 == 0x4E50 {
+                    self.link = pos;
+                }
                 if w >> 12 == 0xA {
                     self.traps = self.traps << 16 | u32::from(w);
                 }
