@@ -2,8 +2,8 @@
 //! kind's families. Up to revision 10 a block whose kind is detected
 //! (image, bi-level, x86, 68000, spreadsheet, float, audio, JPEG) codes
 //! without what the configured families' mixing gained from revision 5 on;
-//! from revision 12 it gets confidence inputs on its first contexts and a
-//! final APM stage of its own ([`KindSse`]).
+//! from revision 12 it gets confidence inputs and run inputs on its first
+//! contexts and a final APM stage of its own ([`KindSse`]).
 //!
 //! Measured and left out (FORMAT 4.23.1): the final layer chosen by the
 //! partial byte, rounded updates, revision 9's per-set rates and the
@@ -30,7 +30,7 @@ const KIND_CONFIDENCE: usize = 4;
 
 /// Whether a detected kind's first contexts get revision 8's run inputs
 /// (doc/FORMAT.md 4.19.1).
-const KIND_RUNS: bool = false;
+const KIND_RUNS: bool = true;
 
 /// Bytes [`KindSse`] allocates (counted in `CmConfig::memory_bytes`).
 pub(crate) const MEMORY: u64 = KIND_APMS as u64 * 2 * 33 * (256u64 << KIND_APM_BITS);
@@ -103,7 +103,8 @@ impl Cm {
     }
 
     /// Revision 12: a detected kind's mixer starts its confidence inputs
-    /// at weight 0 (called by `install` once the mixer is built).
+    /// at weight 0 and its run inputs at 2000 (called by `install` once
+    /// the mixer is built).
     pub(super) fn kindmix_weights(&mut self) {
         if self.kind_sse.is_some() && !self.confidence.is_empty() {
             let first = self.mixer.inputs() - self.confidence.len() - self.run_inputs();
