@@ -29,6 +29,7 @@
 
 mod config;
 mod kindmix;
+mod ctxinputs;
 mod registry;
 mod snapshot_walk;
 mod stream;
@@ -156,6 +157,9 @@ pub struct Cm {
     /// Revision 12 (doc/FORMAT.md 4.23.1): a detected kind's final APM
     /// stage (`kindmix.rs`); `None` otherwise.
     kind_sse: Option<Box<kindmix::KindSse>>,
+    /// Revision 12 (doc/FORMAT.md 4.23.3): second inputs of the hashed
+    /// contexts, after the per-bit families' inputs.
+    ctx12: Option<ctxinputs::CtxInputs>,
     hashes: Vec<u32>,
     buckets: Vec<usize>,
     nodes: Vec<usize>,
@@ -216,6 +220,7 @@ impl Cm {
             text_mix: false,
             skip: (config.since(9) && !neural_input).then(Shortcut::default),
             kind_sse: None,
+            ctx12: None,
         };
         if config.since(8) {
             cm.final_sse = Some(FinalSse::new(FINAL_APM_BITS, 6, FINAL_APM_KEEP));
@@ -232,6 +237,13 @@ impl Cm {
     fn rev4_initial_weights(&mut self) {
         if self.config.revision >= 4 {
             self.mixer.set_initial_weights(REV4_INITIAL_WEIGHT);
+        }
+        if let Some(c) = self.ctx12.as_ref() {
+            let first = self.maps.len() + self.bit_inputs;
+            self.mixer
+                .set_initial_weights_from(first, ctxinputs::INITIAL_WEIGHT);
+            self.mixer
+                .set_initial_weights_from(first + c.len(), REV4_INITIAL_WEIGHT);
         }
         let runs = self.run_inputs();
         if !self.confidence.is_empty() || runs > 0 {
@@ -342,6 +354,10 @@ impl Cm {
         };
         self.runs = (runs > 0).then(|| RunMap::new(RUN_BITS, runs));
         let inputs = used + runs;
+        self.ctx12 = (configured && self.config.since(12))
+            .then(|| ctxinputs::CtxInputs::new(contexts, most - inputs.min(most)))
+            .flatten();
+        let inputs = inputs + self.ctx12.as_ref().map_or(0, |c| c.len());
         assert!(
             inputs <= most,
             "CM revision {}: {inputs} mixer inputs, at most {most}",
@@ -479,7 +495,8 @@ impl Cm {
         i: u32,
         neural: Option<&FreqTable>,
     ) -> (usize, usize) {
-        let mut input = self.maps.len() + self.bit_inputs;
+        let mut input =
+            self.maps.len() + self.bit_inputs + self.ctx12.as_ref().map_or(0, |c| c.len());
         self.mixer.set(input, stretch(self.order0.p(c0 as usize)));
         input += 1;
         let mut match_sel = 0;
@@ -563,6 +580,10 @@ impl Cm {
         }
         if self.bit_inputs > 0 {
             self.set_bit_inputs(c0, i);
+        }
+        if let Some(c) = self.ctx12.as_ref() {
+            let first = self.maps.len() + self.bit_inputs;
+            c.set_inputs(&self.maps, &self.states, &mut self.mixer, first);
         }
         let (match_sel, serial_sel) = self.set_direct_inputs(st, c0, i, neural);
         if !self.confidence.is_empty() {
