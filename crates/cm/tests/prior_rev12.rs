@@ -49,7 +49,7 @@ fn mixed(seed: u32, n: usize) -> Vec<u8> {
         x ^= x >> 17;
         x ^= x << 5;
         out.extend_from_slice(parts[(x % parts.len() as u32) as usize].as_bytes());
-        if x % 7 == 0 {
+        if x.is_multiple_of(7) {
             out.extend_from_slice(format!("{} ", x % 1000).as_bytes());
         }
     }
