@@ -60,6 +60,7 @@ mod prim;
 mod runs;
 mod skip;
 mod snapshot;
+pub use snapshot::MAX_WALK;
 mod sse;
 mod state;
 

@@ -161,6 +161,16 @@ pub struct Mixer<const N: usize> {
 }
 
 impl<const N: usize> Mixer<N> {
+    /// Walks the weights as u32 (a prior's snapshot at walk 1,
+    /// `snapshot.rs`; doc/FORMAT.md section 11).
+    pub(crate) fn visit(&mut self, v: &mut dyn crate::snapshot::Visitor) {
+        let mut flat: Vec<u32> = self.weights.iter().flatten().map(|&w| w as u32).collect();
+        v.u32s(&mut flat);
+        for (w, &x) in self.weights.iter_mut().flatten().zip(&flat) {
+            *w = x as i32;
+        }
+    }
+
     /// A mixer with `contexts` weight sets, learning rate `lr` (about
     /// 2..=16), weights starting at `init` (16.16 fixed point).
     pub fn new(contexts: usize, lr: i32, init: i32) -> Self {

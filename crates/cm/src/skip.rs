@@ -100,13 +100,17 @@ impl Default for Shortcut {
 }
 
 impl Shortcut {
-    /// Walks the learned state (`snapshot.rs`).
-    pub(crate) fn visit(&mut self, v: &mut dyn crate::snapshot::Visitor) {
+    /// Walks the learned state (`snapshot.rs`); walk 1 (doc/FORMAT.md
+    /// section 11) adds the mixer's weights, which walk 0 leaves fresh.
+    pub(crate) fn visit(&mut self, v: &mut dyn crate::snapshot::Visitor, walk: u8) {
         self.direct.visit(v);
         self.hashed.visit(v);
         self.apm.visit(v);
         self.excluded.visit(v);
         crate::snapshot::visit_u32(v, &mut self.history);
+        if walk >= 1 {
+            self.mixer.visit(v);
+        }
     }
 
     /// Bytes coded by the shortcut alone so far.

@@ -299,6 +299,11 @@ fn check_delta(delta: &[u8], len: u64) -> Result<(), String> {
     Ok(())
 }
 
+/// The latest state walk (doc/FORMAT.md section 11): 0, the walk of the
+/// first priors; 1 adds revision 9's shortcut mixer (a model without the
+/// shortcut walks the same at 0 and 1).
+pub const MAX_WALK: u8 = 1;
+
 /// A coder that codes nothing: training only runs the model.
 struct Train;
 
@@ -325,9 +330,15 @@ impl Cm {
     /// Bytes of the state walk of the model [`for_prior`](Self::for_prior)
     /// builds for `config` (what a snapshot's runs must cover).
     pub fn state_len(config: &CmConfig) -> u64 {
+        Cm::state_len_walk(config, 0)
+    }
+
+    /// [`state_len`](Self::state_len) of walk `walk` (0 or 1,
+    /// [`MAX_WALK`]; doc/FORMAT.md section 11).
+    pub fn state_len_walk(config: &CmConfig, walk: u8) -> u64 {
         let (mut cm, mut st) = Cm::for_prior(config);
         let mut c = Count(0);
-        cm.visit_state(&mut st, &mut c);
+        cm.visit_state(&mut st, &mut c, walk);
         c.0
     }
 
@@ -336,6 +347,13 @@ impl Cm {
     /// detection switched to a special model (an image, audio, a table of
     /// numbers...): priors hold the general model only.
     pub fn snapshot(config: &CmConfig, history: &[u8]) -> Result<Vec<u8>, String> {
+        Cm::snapshot_walk(config, history, 0)
+    }
+
+    /// [`snapshot`](Self::snapshot) of walk `walk` (0 or 1: 1 adds revision
+    /// 9's shortcut mixer, which walk 0 leaves fresh; doc/FORMAT.md
+    /// section 11).
+    pub fn snapshot_walk(config: &CmConfig, history: &[u8], walk: u8) -> Result<Vec<u8>, String> {
         let (mut cm, mut st) = Cm::for_prior(config);
         let mut data = history.to_vec();
         for pos in 0..data.len() {
@@ -348,10 +366,10 @@ impl Cm {
             }
         }
         let mut trained = Flat(Vec::new());
-        cm.visit_state(&mut st, &mut trained);
+        cm.visit_state(&mut st, &mut trained, walk);
         let (mut fresh_cm, mut fresh_st) = Cm::for_prior(config);
         let mut fresh = Flat(Vec::new());
-        fresh_cm.visit_state(&mut fresh_st, &mut fresh);
+        fresh_cm.visit_state(&mut fresh_st, &mut fresh, walk);
         Ok(encode_delta(&trained.0, &fresh.0))
     }
 
@@ -373,6 +391,23 @@ impl Cm {
         state_len: u64,
         history_len: usize,
     ) -> Result<(Cm, CmStream), String> {
+        Cm::restore_walk(config, snapshot, state_len, history_len, 0)
+    }
+
+    /// [`restore`](Self::restore) of a snapshot of walk `walk`
+    /// ([`snapshot_walk`](Self::snapshot_walk)).
+    pub fn restore_walk(
+        config: &CmConfig,
+        snapshot: &[u8],
+        state_len: u64,
+        history_len: usize,
+        walk: u8,
+    ) -> Result<(Cm, CmStream), String> {
+        if walk > MAX_WALK {
+            return Err(format!(
+                "snapshot: walk {walk} (this version reads 0 to {MAX_WALK})"
+            ));
+        }
         check_delta(snapshot, state_len)?;
         let (mut cm, mut st) = Cm::for_prior(config);
         let mut count = Count(0);
@@ -382,7 +417,7 @@ impl Cm {
             zeros: 0,
             literal: 0,
         };
-        cm.visit_state(&mut st, &mut Both(&mut count, &mut apply));
+        cm.visit_state(&mut st, &mut Both(&mut count, &mut apply), walk);
         if count.0 != state_len {
             return Err(format!(
                 "snapshot: state_len {state_len}, the model's state is {} bytes",

@@ -20,6 +20,8 @@ use crate::error::{Error, Result};
 use crate::format::MAX_PARAMS_LEN;
 use crate::mix::MixConfig;
 use sep_cm::{Cm, CmConfig, CmStream};
+use std::borrow::Cow;
+use std::ops::Range;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
@@ -60,9 +62,15 @@ struct Inner {
     mix: MixConfig,
     /// The context-mixing configuration with the prior's table sizes.
     cm: CmConfig,
-    history: Vec<u8>,
-    snapshot: Vec<u8>,
+    /// The (version-1) file's bytes: the history and the snapshot are
+    /// ranges of it, not copies (loading copies nothing; a built-in prior's
+    /// bytes are the binary's own).
+    file: Cow<'static, [u8]>,
+    history: Range<usize>,
+    snapshot: Range<usize>,
     state_len: u64,
+    /// The snapshot's state walk (doc/FORMAT.md section 11).
+    walk: u8,
     /// The model restored (and so checked) when the prior was loaded: the
     /// first block takes it; later blocks restore their own from the
     /// snapshot (a fresh model's untouched tables cost no memory traffic,
@@ -109,7 +117,7 @@ fn mix_of(model: &Model) -> Result<MixConfig> {
     match model {
         // CM revision 3 (the `fast` preset's FastCm) has no state walk yet.
         Model::Mix(m) if m.cm.revision == 3 => Err(Error::InvalidOption(format!(
-            "priors need CM revision 0, 1, 2 or 4 (presets default and max); the fast preset's CM revision {} has no prior support yet",
+            "priors need a CM revision other than 3 (presets default and max); the fast preset's CM revision {} has no prior support yet",
             m.cm.revision
         ))),
         Model::Mix(m) if m.neural.is_none() && m.serial.is_none() => Ok(m.clone()),
@@ -121,6 +129,14 @@ fn mix_of(model: &Model) -> Result<MixConfig> {
             }
         ))),
     }
+}
+
+/// The state walk a prior of `cm` is written with (doc/FORMAT.md section
+/// 11): 1 where revision 9's shortcut exists (walk 0 leaves its mixer
+/// fresh, so a restored model would not code as the trained one), 0 before
+/// (the same walk, and the same bytes as the priors written before walk 1).
+fn walk_of(cm: &CmConfig) -> u8 {
+    u8::from(cm.since(9))
 }
 
 /// Smallest `match_bits` of a prior.
@@ -190,7 +206,8 @@ impl Prior {
             )));
         }
         let cm = prior_cm(&mix.cm, history.len(), table_bits, match_bits);
-        let snapshot = Cm::snapshot(&cm, &history).map_err(Error::InvalidOption)?;
+        let walk = walk_of(&cm);
+        let snapshot = Cm::snapshot_walk(&cm, &history, walk).map_err(Error::InvalidOption)?;
         let params = crate::params::write_mix(&mix);
         let mut b = Vec::with_capacity(FIXED + params.len() + MIDDLE + history.len() + 8);
         b.extend_from_slice(&PRIOR_MAGIC);
@@ -199,9 +216,9 @@ impl Prior {
         b.extend_from_slice(&MIX_MODEL_ID.to_le_bytes());
         b.extend_from_slice(&(params.len() as u16).to_le_bytes());
         b.extend_from_slice(&params);
-        b.extend_from_slice(&[cm.table_bits, cm.match_bits, 0, 0]);
+        b.extend_from_slice(&[cm.table_bits, cm.match_bits, walk, 0]);
         b.extend_from_slice(&(history.len() as u32).to_le_bytes());
-        b.extend_from_slice(&Cm::state_len(&cm).to_le_bytes());
+        b.extend_from_slice(&Cm::state_len_walk(&cm, walk).to_le_bytes());
         b.extend_from_slice(&(snapshot.len() as u32).to_le_bytes());
         b.extend_from_slice(&history);
         b.extend_from_slice(&snapshot);
@@ -223,19 +240,48 @@ impl Prior {
             return Err(bad("truncated header"));
         }
         if b[4] == PRIOR_VERSION_PACKED {
+            return Prior::from_packed(b);
+        }
+        Prior::from_plain(Cow::Owned(b.to_vec()))
+    }
+
+    /// [`from_bytes`](Self::from_bytes) of bytes that live as long as the
+    /// program (a built-in prior): a plain file is used in place, not copied.
+    pub(crate) fn from_static(b: &'static [u8]) -> Result<Prior> {
+        if b.len() >= FIXED && b[..4] == PRIOR_MAGIC && b[4] != PRIOR_VERSION_PACKED {
+            return Prior::from_plain(Cow::Borrowed(b));
+        }
+        Prior::from_bytes(b)
+    }
+
+    /// [`from_bytes`](Self::from_bytes) of a file read into `b`: a plain
+    /// file is used in place, not copied.
+    fn from_vec(b: Vec<u8>) -> Result<Prior> {
+        if b.len() >= FIXED && b[..4] == PRIOR_MAGIC && b[4] != PRIOR_VERSION_PACKED {
+            return Prior::from_plain(Cow::Owned(b));
+        }
+        Prior::from_bytes(&b)
+    }
+
+    /// Loads a packed (version-2) file.
+    fn from_packed(b: &[u8]) -> Result<Prior> {
+        {
             let plain = unpack(b)?;
-            let mut p = Prior::from_plain(&plain)?;
+            let mut p = Prior::from_plain(Cow::Owned(plain))?;
             if b[8..24] != p.id() {
                 return Err(bad("the packed prior's id is not the id of what it holds"));
             }
             Arc::get_mut(&mut p.0).expect("not shared yet").file_len = b.len();
-            return Ok(p);
+            Ok(p)
         }
-        Prior::from_plain(b)
     }
 
     /// Loads a version-1 file.
-    fn from_plain(b: &[u8]) -> Result<Prior> {
+    fn from_plain(file: Cow<'static, [u8]>) -> Result<Prior> {
+        let b: &[u8] = &file;
+        if b.len() < FIXED || b[..4] != PRIOR_MAGIC {
+            return Err(bad("truncated header"));
+        }
         if b[4] != PRIOR_VERSION {
             return Err(bad(format!(
                 "prior_version {} is not supported (this sep reads {PRIOR_VERSION} and {PRIOR_VERSION_PACKED})",
@@ -268,14 +314,20 @@ impl Prior {
         }
         if mix.cm.revision == 3 {
             return Err(bad(format!(
-                "CM revision {} (priors exist for revisions 0, 1, 2 and 4)",
+                "CM revision {} (priors exist for every revision but 3)",
                 mix.cm.revision
             )));
         }
         let m = FIXED + params_len;
-        let (table_bits, match_bits) = (b[m], b[m + 1]);
-        if b[m + 2..m + 4] != [0, 0] {
-            return Err(bad("reserved bytes after params are not 0"));
+        let (table_bits, match_bits, walk) = (b[m], b[m + 1], b[m + 2]);
+        if walk > sep_cm::MAX_WALK {
+            return Err(bad(format!(
+                "walk {walk}: this sep reads state walks 0 to {}",
+                sep_cm::MAX_WALK
+            )));
+        }
+        if b[m + 3] != 0 {
+            return Err(bad("reserved byte after params is not 0"));
         }
         if !(MIN_PRIOR_TABLE_BITS..=MAX_PRIOR_TABLE_BITS).contains(&table_bits) {
             return Err(bad(format!("table_bits {table_bits} outside 16..=24")));
@@ -311,22 +363,26 @@ impl Prior {
         cm.validate().map_err(bad)?;
         let hist_at = body;
         let snap_at = hist_at + history_len as usize;
-        let history = b[hist_at..snap_at].to_vec();
+        let history = hist_at..snap_at;
         // The runs are checked against state_len, state_len against the
         // model, and every restored position against the history, here:
         // blocks coded with the prior copy the model restored once.
-        let snapshot = b[snap_at..end].to_vec();
-        let trained = Cm::restore(&cm, &snapshot, state_len, history.len()).map_err(bad)?;
+        let snapshot = snap_at..end;
+        let trained = Cm::restore_walk(&cm, &b[snapshot.clone()], state_len, history.len(), walk)
+            .map_err(bad)?;
+        let (id, file_len) = (xxh3_128(b).to_le_bytes(), b.len());
         Ok(Prior(Arc::new(Inner {
-            id: xxh3_128(b).to_le_bytes(),
+            id,
             params: params.to_vec(),
             mix,
             cm,
             history,
             snapshot,
             state_len,
+            walk,
             first: Mutex::new(Some(trained)),
-            file_len: b.len(),
+            file_len,
+            file,
         })))
     }
 
@@ -340,7 +396,7 @@ impl Prior {
                 path.display()
             )));
         }
-        Prior::from_bytes(&std::fs::read(path)?)
+        Prior::from_vec(std::fs::read(path)?)
     }
 
     /// Packs a version-1 prior file (what [`train`](Self::train) returns)
@@ -418,7 +474,7 @@ impl Prior {
             .first
             .lock()
             .map_or(0, |f| f.as_ref().map_or(0, |_| self.0.cm.memory_bytes()));
-        (self.0.snapshot.len() + self.0.history.len()) as u64 + first
+        self.0.file.len() as u64 + first
     }
 
     /// The memory one worker holds coding a block of up to `block` bytes
@@ -432,18 +488,19 @@ impl Prior {
 
     /// The samples (the history a block coded with it continues).
     pub(crate) fn history(&self) -> &[u8] {
-        &self.0.history
+        &self.0.file[self.0.history.clone()]
     }
 
     /// A fresh copy of the trained model and its stream.
     pub(crate) fn restore(&self) -> (Cm, CmStream) {
         let first = self.0.first.lock().map(|mut f| f.take()).unwrap_or(None);
         first.unwrap_or_else(|| {
-            Cm::restore(
+            Cm::restore_walk(
                 &self.0.cm,
-                &self.0.snapshot,
+                &self.0.file[self.0.snapshot.clone()],
                 self.0.state_len,
                 self.0.history.len(),
+                self.0.walk,
             )
             .expect("checked when the prior was loaded")
         })
@@ -684,6 +741,58 @@ mod tests {
         for n in 0..packed.len().min(300) {
             assert!(Prior::from_bytes(&packed[..n]).is_err());
         }
+    }
+
+    /// From revision 9 (`default` writes 9) a prior is written with state
+    /// walk 1 (the shortcut's mixer included); a walk-0 file, as sep wrote
+    /// before walk 1, still loads and decodes its archives; an unknown walk
+    /// is refused.
+    #[test]
+    fn walk_1_from_revision_9_and_walk_0_still_loads() {
+        let plain = trained();
+        let p = Prior::from_bytes(&plain).unwrap();
+        assert!(p.0.cm.revision >= 9, "revision {}", p.0.cm.revision);
+        let m = FIXED + p.params().len();
+        assert_eq!(plain[m + 2], 1, "walk");
+        let cm = p.0.cm;
+        let hist = p.history().to_vec();
+        let snap0 = Cm::snapshot(&cm, &hist).unwrap();
+        let mut old = plain[..m].to_vec();
+        old.extend_from_slice(&[cm.table_bits, cm.match_bits, 0, 0]);
+        old.extend_from_slice(&(hist.len() as u32).to_le_bytes());
+        old.extend_from_slice(&Cm::state_len(&cm).to_le_bytes());
+        old.extend_from_slice(&(snap0.len() as u32).to_le_bytes());
+        old.extend_from_slice(&hist);
+        old.extend_from_slice(&snap0);
+        let c = xxh3_64(&old);
+        old.extend_from_slice(&c.to_le_bytes());
+        let q = Prior::from_bytes(&old).unwrap();
+        assert_ne!(q.id(), p.id());
+        let data = samples().concat();
+        for prior in [p, q] {
+            let options = crate::Options {
+                model: prior.model(),
+                prior: Some(prior.clone()),
+                ..crate::Options::default()
+            };
+            let archive = crate::compress(&data[..700], &options).unwrap();
+            let mut out = Vec::new();
+            use std::io::Read;
+            crate::Decoder::new(&archive[..])
+                .unwrap()
+                .with_prior(Some(prior))
+                .read_to_end(&mut out)
+                .unwrap();
+            assert_eq!(out, &data[..700]);
+        }
+        let mut v = plain.clone();
+        v[m + 2] = 2;
+        let n = v.len() - 8;
+        v.truncate(n);
+        let c = xxh3_64(&v);
+        v.extend_from_slice(&c.to_le_bytes());
+        let e = Prior::from_bytes(&v).unwrap_err().to_string();
+        assert!(e.contains("walk 2"), "{e}");
     }
 
     #[test]

@@ -125,7 +125,7 @@ impl Prior {
         static LOADED: [OnceLock<Prior>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
         LOADED[kind.index()]
             .get_or_init(|| {
-                Prior::from_bytes(kind.bytes()).expect("a shipped prior loads (tests check it)")
+                Prior::from_static(kind.bytes()).expect("a shipped prior loads (tests check it)")
             })
             .clone()
     }
@@ -142,7 +142,7 @@ impl Prior {
         Some(
             LOADED[i]
                 .get_or_init(|| {
-                    Prior::from_bytes(LEGACY[i]).expect("a shipped prior loads (tests check it)")
+                    Prior::from_static(LEGACY[i]).expect("a shipped prior loads (tests check it)")
                 })
                 .clone(),
         )

@@ -6,8 +6,14 @@ use super::{Cm, CmStream};
 
 impl Cm {
     /// Walks everything the model and stream `st` have learned, in the
-    /// fixed order of a prior's snapshot (`snapshot.rs`).
-    pub(crate) fn visit_state(&mut self, st: &mut CmStream, v: &mut dyn crate::snapshot::Visitor) {
+    /// fixed order of a prior's snapshot (`snapshot.rs`); `walk` 1 adds
+    /// revision 9's shortcut mixer (doc/FORMAT.md section 11).
+    pub(crate) fn visit_state(
+        &mut self,
+        st: &mut CmStream,
+        v: &mut dyn crate::snapshot::Visitor,
+        walk: u8,
+    ) {
         self.table.visit(v);
         for m in &mut self.maps {
             m.visit(v);
@@ -38,7 +44,7 @@ impl Cm {
         }
         // Revision 9 (doc/FORMAT.md 4.20.6).
         if let Some(s) = self.skip.as_mut() {
-            s.visit(v);
+            s.visit(v, walk);
         }
         st.visit(v);
     }
