@@ -193,6 +193,8 @@ fn models() -> Vec<(&'static str, Model)> {
         // CM revisions 9 (4.20) and 10 (4.21): today's `default` and `max`.
         ("default-r9", default_r(9)),
         ("max-r10", preset_r(Preset::Max, 10)),
+        // CM revision 12 (4.23): today's `max`.
+        ("max-r12", preset_r(Preset::Max, 12)),
         // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13),
         // pinned at CM revision 2 (the revision `max` had then), and at
         // revision 6, and at revision 8 (today's `ultra`).
@@ -200,6 +202,10 @@ fn models() -> Vec<(&'static str, Model)> {
         ("ultra-r6", ultra_r(6)),
         ("ultra-r8", ultra_r(8)),
         ("ultra-r10", ultra_r(10)),
+        ("ultra-r12", ultra_r(12)),
+        // Serial network kind 2 (doc/FORMAT.md 4.13.1: a decaying learning
+        // rate), which no preset writes yet.
+        ("ultra-r12-k2", ultra_kind2(12)),
         // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
         // section 4.14).
         ("fast-r3", fast_r3()),
@@ -244,6 +250,17 @@ fn preset_r(preset: Preset, revision: u8) -> Model {
 /// `ultra` as it was written with CM revision `revision` (pinned).
 fn ultra_r(revision: u8) -> Model {
     preset_r(Preset::Ultra, revision)
+}
+
+/// [`ultra_r`] with serial network kind 2 (doc/FORMAT.md 4.13.1).
+fn ultra_kind2(revision: u8) -> Model {
+    match ultra_r(revision) {
+        Model::Mix(m) => Model::Mix(MixConfig {
+            serial: m.serial.map(|s| sep::LstmConfig { kind: 2, ..s }),
+            ..m
+        }),
+        other => other,
+    }
 }
 
 /// `max` at CM revision 6 (pinned).
@@ -316,6 +333,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r8",
             "default-r9",
             "max-r10",
+            "max-r12",
         ];
         if ["mix2", "default-r1", "default-r2"].contains(&name) || detecting.contains(&name) {
             for input in [
@@ -346,6 +364,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r8",
             "default-r9",
             "max-r10",
+            "max-r12",
         ]
         .contains(&name)
         {
