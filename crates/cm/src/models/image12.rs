@@ -16,6 +16,8 @@
 //! More hashed contexts, expected-byte, distance and distribution inputs of
 //! these predictors (with a mixer of their own), and mixer selectors of the
 //! local energy were measured and coded larger (doc/FORMAT.md 4.23.2).
+//! On kodim23 (`max`, whole pipeline) the family codes 296,309 bytes where
+//! revision 10 codes 296,719, for about a quarter more CPU time.
 
 use super::image::ImageInfo;
 use super::image7::energy_bucket;
