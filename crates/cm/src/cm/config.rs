@@ -146,10 +146,6 @@ impl CmConfig {
             // (models/image10.rs) and the bi-level family's new tables,
             // mixer and APM (models/bilevel10.rs): one kind per block.
             + if self.since(10) { crate::models::image10::MEMORY.max(crate::models::bilevel10::MEMORY) } else { 0 }
-            // Revision 12, 24/32-bit images (4.23.2): the image family's
-            // OLS predictors, residual ring, mixer, APMs and input tables
-            // (models/image12.rs), on top of revision 10's.
-            + if self.since(12) { crate::models::image12::MEMORY } else { 0 }
             // Revision 7, spreadsheets (4.18.4): the cell family's per-bit
             // tables (models/biff7.rs).
             + if self.since(7) { crate::models::biff7::MEMORY } else { 0 }

@@ -653,8 +653,8 @@ impl Cm {
             Some(f) if self.text_mix => f.refine(p, &self.final_byte, c0),
             _ => self.kindmix_refine(p, c0),
         };
-        // Revision 12: the families' last refinement (identity but for
-        // the image and bi-level families, doc/FORMAT.md 4.23.2, 4.23.6).
+        // Revision 12: the families' last refinement (identity but for the
+        // bi-level family, doc/FORMAT.md 4.23.6).
         let families = &mut self.families;
         self.bit_families
             .iter()

@@ -24,7 +24,6 @@ use crate::models::ibm10::Ibm10Contexts;
 use crate::models::image::ImageContexts;
 use crate::models::image7::Image7Contexts;
 use crate::models::image10::Image10Contexts;
-use crate::models::image12::Image12Contexts;
 use crate::models::indirect::IndirectContexts;
 use crate::models::jpeg::JpegContexts;
 use crate::models::jpeg7::Jpeg7Contexts;
@@ -196,11 +195,6 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
         DataKind::Audio(a) => vec![
             Box::new(OrderContexts::new(0, 0)),
             Box::new(AudioContexts::new(a)),
-        ],
-        // Revision 12 (doc/FORMAT.md 4.23.2): revision 10's family and more.
-        DataKind::Image(i) if config.since(12) && matches!(i.pixel_bytes, 3 | 4) => vec![
-            Box::new(OrderContexts::new(0b1, 0)),
-            Box::new(Image12Contexts::new(i)),
         ],
         // Revision 10 (doc/FORMAT.md 4.21.3): revision 8's family and more.
         DataKind::Image(i) if config.since(10) && matches!(i.pixel_bytes, 3 | 4) => vec![

@@ -203,7 +203,7 @@ fn unscale(v: i32) -> u32 {
 
 /// Bucket of a local error energy: exact below 4, then two per power of
 /// two (0..=15).
-pub(super) fn energy_bucket(e: u32) -> usize {
+fn energy_bucket(e: u32) -> usize {
     if e < 4 {
         return e as usize;
     }

@@ -33,7 +33,6 @@ pub(crate) mod float7;
 pub(crate) mod ibm10;
 pub(crate) mod image;
 pub(crate) mod image10;
-pub(crate) mod image12;
 pub(crate) mod image7;
 pub(crate) mod indirect;
 pub(crate) mod jpeg;
@@ -131,7 +130,7 @@ pub(crate) trait ContextModel: std::fmt::Debug + Send + Sync + CloneFamily {
     /// Learns the coded bit after [`predict_bit`](Self::predict_bit).
     fn update_bit(&mut self, _bit: u32) {}
 
-    /// Revision 12 (doc/FORMAT.md 4.23.2, 4.23.6): refines the model's
+    /// Revision 12 (doc/FORMAT.md 4.23.6): refines the model's
     /// final 16-bit probability `p` of a 1 for the bit after
     /// [`predict_bit`](Self::predict_bit) (`c0` the bits so far with a
     /// leading 1); learns in [`update_bit`](Self::update_bit). Families
