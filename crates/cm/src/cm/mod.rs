@@ -28,8 +28,8 @@
 //! ([`Visibility`]).
 
 mod config;
-mod kindmix;
 mod ctxinputs;
+mod kindmix;
 mod registry;
 mod snapshot_walk;
 mod stream;
