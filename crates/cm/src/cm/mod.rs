@@ -157,6 +157,8 @@ pub struct Cm {
     /// Revision 12 (doc/FORMAT.md 4.23.1): a detected kind's final APM
     /// stage (`kindmix.rs`); `None` otherwise.
     kind_sse: Option<Box<kindmix::KindSse>>,
+    /// Revision 12 (4.23.1): whether the detected kind gets run inputs.
+    kind_runs: bool,
     /// Revision 12 (doc/FORMAT.md 4.23.3): second inputs of the hashed
     /// contexts, after the per-bit families' inputs.
     ctx12: Option<ctxinputs::CtxInputs>,
@@ -220,6 +222,7 @@ impl Cm {
             text_mix: false,
             skip: (config.since(9) && !neural_input).then(Shortcut::default),
             kind_sse: None,
+            kind_runs: false,
             ctx12: None,
         };
         if config.since(8) {
@@ -898,6 +901,7 @@ impl Cm {
                     .flatten()
             })
         {
+            self.kindmix_detected(&kind);
             self.install(kind_families(kind, &self.config), false);
         }
         b
