@@ -363,3 +363,101 @@ pub fn resource_fork_of(data: &[u8]) -> Vec<u8> {
     out.resize(out.len() + 30, 0);
     out
 }
+
+/// Reads a little-endian field of `n` bytes.
+pub fn le(d: &[u8], at: usize, n: usize) -> usize {
+    d[at..at + n]
+        .iter()
+        .rev()
+        .fold(0usize, |v, &b| v << 8 | usize::from(b))
+}
+
+/// `len` bytes of real x86-64 machine code: from the middle of this test
+/// binary's executable segment (its program headers name it).
+pub fn real_code(len: usize) -> Vec<u8> {
+    let exe = std::fs::read(std::env::current_exe().expect("test binary")).expect("read");
+    assert_eq!(
+        &exe[..5],
+        b"\x7fELF\x02",
+        "the test binary is a 64-bit ELF file"
+    );
+    let (phoff, phentsize, phnum) = (le(&exe, 0x20, 8), le(&exe, 0x36, 2), le(&exe, 0x38, 2));
+    for k in 0..phnum {
+        let h = phoff + k * phentsize;
+        let (ty, flags) = (le(&exe, h, 4), le(&exe, h + 4, 4));
+        let (off, size) = (le(&exe, h + 8, 8), le(&exe, h + 32, 8));
+        if ty == 1 && flags & 1 != 0 && size >= 2 * len {
+            let from = off + size / 2;
+            return exe[from..from + len].to_vec();
+        }
+    }
+    panic!("no executable segment of {} bytes", 2 * len);
+}
+
+/// A 64-bit x86 ELF file: the ELF header, three program headers (a
+/// read-only segment at 0, the code, then a table of 24-byte records with
+/// pointers and a string table), the code being `code`.
+pub fn elf_file(code: Vec<u8>, seed: u32) -> Vec<u8> {
+    let mut r = Rng(seed);
+    let mut data = Vec::new();
+    for k in 0..code.len() / 96 {
+        data.extend((0x40_1000 + 0x40 * r.below(500) as u64).to_le_bytes());
+        data.extend((k as u64 * 24 + 0x8000).to_le_bytes());
+        data.extend(u64::from(r.below(4) + 1).to_le_bytes());
+    }
+    let words = [
+        "cannot", "open", "file", "invalid", "option", "usage", "error",
+    ];
+    while data.len() < code.len() / 2 {
+        for _ in 0..1 + r.below(4) {
+            data.extend(words[r.below(words.len() as u32) as usize].as_bytes());
+            data.push(b' ');
+        }
+        data.extend(b"%s\n\0");
+    }
+    elf64(&code, &data)
+}
+
+/// A Macintosh resource fork (data at 256) of one CODE resource of
+/// Pascal-style 68000 functions: LINK, floating-point calls through the
+/// SANE trap (`PEA d16(A6)` twice, `MOVE.W #op,-(SP)`, `A9EB`), calls
+/// through the jump table, compares and branches, UNLK/RTS; each step one
+/// of twelve idioms whose operands follow from the idiom.
+pub fn idiom_fork(functions: u32, seed: u32) -> Vec<u8> {
+    let mut r = Rng(seed);
+    let mut code: Vec<u16> = vec![0x0000, 0x0010];
+    for _ in 0..functions {
+        let frame = 0xFF00 - 2 * r.below(64) as u16;
+        let locals: Vec<u16> = (0..4).map(|k| frame + 10 * k).collect();
+        code.extend([0x4E56, frame - 0x100]);
+        for _ in 0..20 + r.below(20) {
+            // One of a few idioms: its operands follow from its number.
+            let k = r.below(12);
+            let (a, b) = (locals[(k & 3) as usize], locals[(k >> 2) as usize]);
+            match k % 5 {
+                0 | 1 => code.extend([
+                    0x486E,
+                    a,
+                    0x486E,
+                    b,
+                    0x3F3C,
+                    0x1000 | (2 * k as u16),
+                    0xA9EB,
+                ]),
+                2 => code.extend([0x486E, a, 0x4EAD, 0x200 + 8 * r.below(100) as u16]),
+                3 => code.extend([
+                    0x0C6E,
+                    r.below(16) as u16,
+                    a,
+                    0x6600,
+                    2 * r.below(40) as u16 + 4,
+                ]),
+                _ => code.extend([0x302E, a, 0xC1FC, 0x0078, 0x3D40, b]),
+            }
+        }
+        code.extend([0x4E5E, 0x4E75]);
+    }
+    let mut data = Vec::new();
+    push_resource(&mut data, &code);
+    resource_fork_of(&data)
+}
