@@ -461,3 +461,29 @@ pub fn idiom_fork(functions: u32, seed: u32) -> Vec<u8> {
     push_resource(&mut data, &code);
     resource_fork_of(&data)
 }
+
+/// Rows `y0..y0 + h` of the corpus' calgary.pic (a 1728 x 2376 bi-level
+/// fax, rows of 216 bytes), if the corpus is present; else a generated page
+/// of text: lines of 8 x 12 glyphs drawn from 24 random ones.
+pub fn pic_page(y0: usize, h: usize) -> Vec<u8> {
+    const WIDTH: usize = 216;
+    if let Ok(data) = std::fs::read("/work/shared/corpus/files/calgary.pic")
+        && data.len() == WIDTH * 2376
+    {
+        return data[y0 * WIDTH..(y0 + h) * WIDTH].to_vec();
+    }
+    let glyphs = noise(24 * 12, 77);
+    let pick = noise(WIDTH * h, 78);
+    let mut out = vec![0u8; WIDTH * h];
+    for y in 0..h {
+        let (line, row) = (y / 16, y % 16);
+        if row >= 12 {
+            continue;
+        }
+        for x in 8..WIDTH - 8 {
+            let g = usize::from(pick[line * WIDTH + x]) % 24;
+            out[y * WIDTH + x] = glyphs[g * 12 + row] & 0x7E;
+        }
+    }
+    out
+}
