@@ -656,6 +656,9 @@ impl Cm {
             Some(f) if self.text_mix => f.refine(p, &self.final_byte, c0),
             _ => self.kindmix_refine(p, c0),
         };
+        if !self.config.since(12) {
+            return p;
+        }
         // Revision 12: the families' last refinement (identity but for the
         // bi-level family, doc/FORMAT.md 4.23.6).
         let families = &mut self.families;
