@@ -287,7 +287,7 @@ mod tests {
                 .contains("only the serial network")
         );
         let mut bad = p.clone();
-        bad[1] = 13;
+        bad[1] = 15;
         assert!(
             params::read_mix(&bad, 1, 0)
                 .unwrap_err()
@@ -336,7 +336,7 @@ mod tests {
         bad[4 + 5] = 0; // match_min
         assert!(params::read_mix(&bad, 1, 0).is_err());
         bad = p;
-        bad[1] = 13;
+        bad[1] = 15;
         assert!(params::read_mix(&bad, 1, 0).is_err());
         // Its memory estimate is its own (a 4 MiB table, a 4 MiB match table).
         let m = f.memory_bytes(1 << 24);

@@ -54,7 +54,8 @@ pub struct CmConfig {
     /// models of section 4.18 and 8 is revision 6 plus those of sections
     /// 4.18 and 4.19; 9 is 7 plus the models of section 4.20 and 10 is 8
     /// plus those of 4.20 and 4.21; 11 is 9 plus the models of section 4.22
-    /// and 12 is 10 plus those of 4.22 and 4.23. From 5 on, odd revisions are the `default` line and
+    /// and 12 is 10 plus those of 4.22 and 4.23; 13 is 11 plus the models
+    /// of section 4.24 and 14 is 12 plus those of 4.24 and 4.25. From 5 on, odd revisions are the `default` line and
     /// even ones the `max` line: a model of a `max` revision is in the later
     /// `max` revisions only ([`revision_has`]). Not part of
     /// `sep::params::write_cm`:
@@ -239,8 +240,8 @@ impl CmConfig {
                 self.selectors
             ));
         }
-        if self.revision > 12 {
-            return Err(format!("CM revision {} unknown (0 to 12)", self.revision));
+        if self.revision > 14 {
+            return Err(format!("CM revision {} unknown (0 to 14)", self.revision));
         }
         if self.revision == 3 {
             if self.match_min == 0 {
