@@ -1,8 +1,9 @@
 //! Compresses files with the context-mixing model (one stream) and prints
-//! size, bits per byte and speed; with `--verify` also decodes.
+//! size, bits per byte and speed; with `--verify` also decodes. Kind 3's
+//! trainer runs on a second thread unless `SEP_KERNELS_THREADS=1`.
 //!
 //! `cargo run --release -p sep-cm --example cm_bench -- [--orders 0x3f] [--no-word]
-//!  [--no-sparse] [--no-record] [--match N] [--table-bits B] [--match-bits M] [--revision R] [--lstm CELLS,HORIZON,LR_E4[,KIND]] [--verify] FILE...`
+//!  [--no-sparse] [--no-record] [--match N] [--table-bits B] [--match-bits M] [--revision R] [--lstm CELLS,HORIZON,LR_E4[,KIND[,DELAY]]] [--verify] FILE...`
 use sep_cm::{Cm, CmConfig, CmStream, LstmConfig, Sequential};
 use sep_coder::{Decoder, Encoder};
 use std::time::Instant;
@@ -66,6 +67,7 @@ fn main() {
                     cells: v[0] as u8,
                     horizon: v[1] as u8,
                     lr: v[2],
+                    delay: v.get(4).map_or(0, |&d| d as u8),
                 });
             }
             f => files.push(f.to_string()),

@@ -20,6 +20,7 @@ fn main() {
         cells: cells.parse().expect("cells"),
         horizon: a[1].parse().expect("horizon"),
         lr: a[2].parse().expect("lr"),
+        delay: 0,
     };
     let limit: usize = a[3].parse().expect("limit");
     for f in &a[4..] {

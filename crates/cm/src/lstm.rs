@@ -10,6 +10,12 @@
 //! back-propagation through time and one Adam step (the form of lstm-compress
 //! and cmix, described publicly by their authors; no code of theirs is used).
 //!
+//! Kind 3 (doc/FORMAT.md 4.13.2) trains the same way but installs each
+//! training's weights `delay` bytes after its window ends, so the training
+//! can run on a second thread while the predictor goes on with the weights
+//! it has; with one thread it runs inline at the install point, with the same
+//! bits.
+//!
 //! Determinism: plain `f32` arithmetic (`+ - * /` and `sqrt`, never
 //! contracted or reassociated by Rust), in the fixed order written here and
 //! in the kernels' `serial_*` loops (vectorised across outputs only), and
@@ -21,13 +27,16 @@ use crate::apm::Apm;
 use crate::cm::neural_input;
 use crate::logistic::stretch;
 use sep_coder::{FreqTable, quantize};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
 
 /// The network's shape and training settings (the 8 bytes of doc/FORMAT.md
 /// section 4.13).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LstmConfig {
     /// The network's kind (`serial_params` byte 0): 1, the LSTM of section
-    /// 4.13; 2, the same with a decaying learning rate (section 4.13.1).
+    /// 4.13; 2, the same with a decaying learning rate (section 4.13.1); 3,
+    /// kind 2 with delayed weights (section 4.13.2).
     pub kind: u8,
     /// LSTM cells (`8..=248`, a multiple of 8).
     pub cells: u8,
@@ -36,13 +45,16 @@ pub struct LstmConfig {
     pub horizon: u8,
     /// Adam's learning rate in units of 1e-4 (`1..=65535`).
     pub lr: u16,
+    /// Kind 3: bytes between the end of a training window and the use of
+    /// the weights trained on it (`0..=255`); 0 for kinds 1 and 2.
+    pub delay: u8,
 }
 
 impl LstmConfig {
     /// Checks the limits of doc/FORMAT.md section 4.13.
     pub fn validate(&self) -> Result<(), String> {
-        if !(1..=2).contains(&self.kind) {
-            return Err(format!("serial network kind {}: 1 or 2", self.kind));
+        if !(1..=3).contains(&self.kind) {
+            return Err(format!("serial network kind {}: 1, 2 or 3", self.kind));
         }
         if self.cells < 8 || !self.cells.is_multiple_of(8) {
             return Err(format!(
@@ -56,6 +68,12 @@ impl LstmConfig {
         if self.lr == 0 {
             return Err("LSTM learning rate 0".into());
         }
+        if self.kind < 3 && self.delay != 0 {
+            return Err(format!(
+                "LSTM delay {} with kind {}: only kind 3 delays",
+                self.delay, self.kind
+            ));
+        }
         Ok(())
     }
 
@@ -65,19 +83,41 @@ impl LstmConfig {
         4 * n * (256 + n + 1) + 256 * (n + 1)
     }
 
+    /// Kind 3: the trainings in flight at once, each with its window and a
+    /// copy of the weights (`1 + ceil(delay / horizon)`); 0 for kinds 1
+    /// and 2.
+    fn slots(&self) -> usize {
+        if self.kind < 3 {
+            return 0;
+        }
+        1 + usize::from(self.delay).div_ceil(usize::from(self.horizon).max(1))
+    }
+
     /// Bytes of memory the network uses (weights, Adam's moments and
-    /// gradients, the training window).
+    /// gradients, the training window; kind 3: the predictor's weights and
+    /// a window and weights per training in flight).
     pub fn memory_bytes(&self) -> u64 {
         let n = usize::from(self.cells);
         let window = usize::from(self.horizon) * (9 * n + 256);
-        (4 * (4 * self.parameters() + window)) as u64
+        let s = self.slots();
+        let delayed = if s > 0 {
+            (s + 1) * self.parameters() + s * window
+        } else {
+            0
+        };
+        (4 * (4 * self.parameters() + window + delayed)) as u64
     }
 
     /// One line for listings.
     pub fn describe(&self) -> String {
         let decay = if self.kind >= 2 { ", decaying" } else { "" };
+        let delay = if self.kind >= 3 {
+            format!(", delay {}", self.delay)
+        } else {
+            String::new()
+        };
         format!(
-            "lstm ({} cells, horizon {}, lr {}e-4{decay})",
+            "lstm ({} cells, horizon {}, lr {}e-4{decay}{delay})",
             self.cells, self.horizon, self.lr
         )
     }
@@ -133,10 +173,114 @@ impl Param {
 /// Gradients are clipped to this magnitude before Adam's step.
 const CLIP: f32 = 4.0;
 
-/// The LSTM predictor. [`predict`](Self::predict) before each byte,
-/// [`update`](Self::update) with the byte after it.
+/// The weights a forward step reads.
+#[derive(Clone, Copy)]
+struct WeightsRef<'a> {
+    wx: &'a [f32],
+    wh: &'a [f32],
+    b: &'a [f32],
+    wy: &'a [f32],
+    by: &'a [f32],
+}
+
+/// One training window: per step, the input byte, target byte and saved
+/// activations.
 #[derive(Debug, Clone)]
-pub struct Lstm {
+struct Window {
+    x: Vec<u8>,
+    y: Vec<u8>,
+    h_prev: Vec<f32>,
+    c_prev: Vec<f32>,
+    gates: Vec<f32>,
+    tanh_c: Vec<f32>,
+    h_out: Vec<f32>,
+    probs: Vec<f32>,
+    /// Input columns seen in the window (their weights train).
+    seen: [bool; 256],
+}
+
+impl Window {
+    fn new(n: usize, hz: usize) -> Self {
+        Window {
+            x: vec![0; hz],
+            y: vec![0; hz],
+            h_prev: vec![0.0; hz * n],
+            c_prev: vec![0.0; hz * n],
+            gates: vec![0.0; hz * 4 * n],
+            tanh_c: vec![0.0; hz * n],
+            h_out: vec![0.0; hz * n],
+            probs: vec![0.0; hz * 256],
+            seen: [false; 256],
+        }
+    }
+}
+
+/// The recurrent state after the last byte.
+#[derive(Debug, Clone)]
+struct State {
+    h: Vec<f32>,
+    c: Vec<f32>,
+    /// The previous byte (the next step's input).
+    prev: u8,
+}
+
+/// One forward step: saves step `t` of `win` and returns its distribution.
+fn forward<'a>(
+    n: usize,
+    w: WeightsRef<'_>,
+    s: &mut State,
+    win: &'a mut Window,
+    t: usize,
+) -> &'a [f32; 256] {
+    let x = usize::from(s.prev);
+    win.x[t] = s.prev;
+    win.h_prev[t * n..(t + 1) * n].copy_from_slice(&s.h);
+    win.c_prev[t * n..(t + 1) * n].copy_from_slice(&s.c);
+    // Gate pre-activations: bias + input column + Wh h.
+    let z = &mut win.gates[t * 4 * n..(t + 1) * 4 * n];
+    for ((z, &b), &w) in z.iter_mut().zip(w.b).zip(&w.wx[x * 4 * n..(x + 1) * 4 * n]) {
+        *z = b + w;
+    }
+    sep_kernels::serial_matvec_cols(w.wh, &s.h, z);
+    // The slice forms: SIMD, the same bits as the scalar functions.
+    sep_kernels::sigmoid_inplace(&mut z[..3 * n]);
+    sep_kernels::tanh_inplace(&mut z[3 * n..]);
+    let (ig, rest) = z.split_at(n);
+    let (fg, rest) = rest.split_at(n);
+    let (og, gg) = rest.split_at(n);
+    let tc = &mut win.tanh_c[t * n..(t + 1) * n];
+    for k in 0..n {
+        let c = fg[k] * s.c[k] + ig[k] * gg[k];
+        s.c[k] = c;
+        tc[k] = c;
+    }
+    sep_kernels::tanh_inplace(tc);
+    let ho = &mut win.h_out[t * n..(t + 1) * n];
+    for k in 0..n {
+        ho[k] = og[k] * tc[k];
+    }
+    s.h.copy_from_slice(ho);
+    // Softmax over Wy h + by.
+    let p = &mut win.probs[t * 256..(t + 1) * 256];
+    p.copy_from_slice(w.by);
+    sep_kernels::serial_matvec_cols(w.wy, &s.h, p);
+    let max = p.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+    for v in p.iter_mut() {
+        *v -= max;
+    }
+    sep_kernels::exp_inplace(p);
+    let sum = p.iter().fold(0.0f32, |a, &b| a + b);
+    let inv = 1.0 / sum;
+    for v in p.iter_mut() {
+        *v *= inv;
+    }
+    (&*p).try_into().expect("256 probabilities")
+}
+
+/// The trained weights with Adam's state: the network of kinds 1 and 2,
+/// kind 3's trainer.
+#[derive(Debug, Clone)]
+struct Trainer {
     n: usize,
     horizon: usize,
     lr: f32,
@@ -153,49 +297,32 @@ pub struct Lstm {
     /// Adam's bias-correction powers.
     b1t: f32,
     b2t: f32,
-    /// State after the last byte.
-    h: Vec<f32>,
-    c: Vec<f32>,
-    /// The previous byte (the next step's input).
-    prev: u8,
-    /// The training window: per step, the input byte, target byte and
-    /// saved activations.
-    steps: usize,
-    x: Vec<u8>,
-    y: Vec<u8>,
-    h_prev: Vec<f32>,
-    c_prev: Vec<f32>,
-    gates: Vec<f32>,
-    tanh_c: Vec<f32>,
-    h_out: Vec<f32>,
-    probs: Vec<f32>,
     /// Scratch for back-propagation.
     dz: Vec<f32>,
     dh: Vec<f32>,
     dh_next: Vec<f32>,
     dc_next: Vec<f32>,
     dlogits: Vec<f32>,
-    /// Input columns seen in the window (their weights train).
-    seen: [bool; 256],
-    /// Kind 2: the learning rate decays with the trainings so far.
+    /// Kinds 2 and 3: the learning rate decays with the trainings so far.
     decay: bool,
     trainings: u32,
+    /// Trainings done (kind 3's weight copies are brought up to date by it).
+    done: u64,
+    /// Per input column, `done` after the last training that changed it.
+    col_done: [u64; 256],
 }
 
-impl Lstm {
-    /// A fresh network (`config` must be valid).
-    pub fn new(config: &LstmConfig) -> Self {
-        config.validate().expect("valid LSTM configuration");
+impl Trainer {
+    fn new(config: &LstmConfig) -> Self {
         let n = usize::from(config.cells);
-        let hz = usize::from(config.horizon);
         let mut rng = 0x9E37_79B9_7F4A_7C15u64;
         let scale_h = 1.0 / (n as f32).sqrt();
         let mut b = Param::new(4 * n, 0.0, &mut rng);
         // Forget gates start open.
         b.w[n..2 * n].fill(1.0);
-        Lstm {
+        Trainer {
             n,
-            horizon: hz,
+            horizon: usize::from(config.horizon),
             lr: f32::from(config.lr) * 1e-4,
             wx: Param::new(256 * 4 * n, 0.1, &mut rng),
             wh: Param::new(4 * n * n, scale_h, &mut rng),
@@ -204,109 +331,40 @@ impl Lstm {
             by: Param::new(256, 0.0, &mut rng),
             b1t: 1.0,
             b2t: 1.0,
-            h: vec![0.0; n],
-            c: vec![0.0; n],
-            prev: 0,
-            steps: 0,
-            x: vec![0; hz],
-            y: vec![0; hz],
-            h_prev: vec![0.0; hz * n],
-            c_prev: vec![0.0; hz * n],
-            gates: vec![0.0; hz * 4 * n],
-            tanh_c: vec![0.0; hz * n],
-            h_out: vec![0.0; hz * n],
-            probs: vec![0.0; hz * 256],
             dz: vec![0.0; 4 * n],
             dh: vec![0.0; n],
             dh_next: vec![0.0; n],
             dc_next: vec![0.0; n],
             dlogits: vec![0.0; 256],
-            seen: [false; 256],
             decay: config.kind >= 2,
             trainings: 0,
+            done: 0,
+            col_done: [0; 256],
         }
     }
 
-    /// The distribution of the next byte (256 probabilities summing to
-    /// about 1), computed from the bytes given to [`update`](Self::update)
-    /// so far.
-    pub fn predict(&mut self) -> &[f32; 256] {
-        let n = self.n;
-        let t = self.steps;
-        let x = usize::from(self.prev);
-        self.x[t] = self.prev;
-        self.h_prev[t * n..(t + 1) * n].copy_from_slice(&self.h);
-        self.c_prev[t * n..(t + 1) * n].copy_from_slice(&self.c);
-        // Gate pre-activations: bias + input column + Wh h.
-        let z = &mut self.gates[t * 4 * n..(t + 1) * 4 * n];
-        for ((z, &b), &w) in z
-            .iter_mut()
-            .zip(&self.b.w)
-            .zip(&self.wx.w[x * 4 * n..(x + 1) * 4 * n])
-        {
-            *z = b + w;
-        }
-        sep_kernels::serial_matvec_cols(&self.wh.w, &self.h, z);
-        // The slice forms: SIMD, the same bits as the scalar functions.
-        sep_kernels::sigmoid_inplace(&mut z[..3 * n]);
-        sep_kernels::tanh_inplace(&mut z[3 * n..]);
-        let (ig, rest) = z.split_at(n);
-        let (fg, rest) = rest.split_at(n);
-        let (og, gg) = rest.split_at(n);
-        let tc = &mut self.tanh_c[t * n..(t + 1) * n];
-        for k in 0..n {
-            let c = fg[k] * self.c[k] + ig[k] * gg[k];
-            self.c[k] = c;
-            tc[k] = c;
-        }
-        sep_kernels::tanh_inplace(tc);
-        let ho = &mut self.h_out[t * n..(t + 1) * n];
-        for k in 0..n {
-            ho[k] = og[k] * tc[k];
-        }
-        self.h.copy_from_slice(ho);
-        // Softmax over Wy h + by.
-        let p = &mut self.probs[t * 256..(t + 1) * 256];
-        p.copy_from_slice(&self.by.w);
-        sep_kernels::serial_matvec_cols(&self.wy.w, &self.h, p);
-        let max = p.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
-        for v in p.iter_mut() {
-            *v -= max;
-        }
-        sep_kernels::exp_inplace(p);
-        let sum = p.iter().fold(0.0f32, |a, &b| a + b);
-        let inv = 1.0 / sum;
-        for v in p.iter_mut() {
-            *v *= inv;
-        }
-        (&*p).try_into().expect("256 probabilities")
-    }
-
-    /// Learns the byte that followed the last [`predict`](Self::predict);
-    /// trains when the window is full.
-    pub fn update(&mut self, byte: u8) {
-        self.y[self.steps] = byte;
-        self.seen[usize::from(self.x[self.steps])] = true;
-        self.prev = byte;
-        self.steps += 1;
-        if self.steps == self.horizon {
-            self.train();
-            self.steps = 0;
+    fn weights(&self) -> WeightsRef<'_> {
+        WeightsRef {
+            wx: &self.wx.w,
+            wh: &self.wh.w,
+            b: &self.b.w,
+            wy: &self.wy.w,
+            by: &self.by.w,
         }
     }
 
-    /// Back-propagation through the window, newest step first, then one
-    /// Adam step.
-    fn train(&mut self) {
+    /// Back-propagation through the window `win`, newest step first, with
+    /// these weights, then one Adam step.
+    fn train(&mut self, win: &mut Window) {
         let n = self.n;
         self.dh_next.fill(0.0);
         self.dc_next.fill(0.0);
         for t in (0..self.horizon).rev() {
             // Output layer.
-            let p = &self.probs[t * 256..(t + 1) * 256];
+            let p = &win.probs[t * 256..(t + 1) * 256];
             self.dlogits.copy_from_slice(p);
-            self.dlogits[usize::from(self.y[t])] -= 1.0;
-            let ho = &self.h_out[t * n..(t + 1) * n];
+            self.dlogits[usize::from(win.y[t])] -= 1.0;
+            let ho = &win.h_out[t * n..(t + 1) * n];
             for (gb, &d) in self.by.g.iter_mut().zip(&self.dlogits) {
                 *gb += d;
             }
@@ -318,9 +376,9 @@ impl Lstm {
                 &mut self.dh,
             );
             // Cell.
-            let z = &self.gates[t * 4 * n..(t + 1) * 4 * n];
-            let tc = &self.tanh_c[t * n..(t + 1) * n];
-            let cp = &self.c_prev[t * n..(t + 1) * n];
+            let z = &win.gates[t * 4 * n..(t + 1) * 4 * n];
+            let tc = &win.tanh_c[t * n..(t + 1) * n];
+            let cp = &win.c_prev[t * n..(t + 1) * n];
             for k in 0..n {
                 let (i, f, o, g) = (z[k], z[n + k], z[2 * n + k], z[3 * n + k]);
                 let dh = self.dh[k];
@@ -332,7 +390,7 @@ impl Lstm {
                 self.dc_next[k] = dc * f;
             }
             // Gate weights and the gradient into the previous output.
-            let x = usize::from(self.x[t]);
+            let x = usize::from(win.x[t]);
             for (g, &d) in self.b.g.iter_mut().zip(&self.dz) {
                 *g += d;
             }
@@ -342,7 +400,7 @@ impl Lstm {
             {
                 *g += d;
             }
-            let hp = &self.h_prev[t * n..(t + 1) * n];
+            let hp = &win.h_prev[t * n..(t + 1) * n];
             sep_kernels::serial_outer_add(&mut self.wh.g, &self.dz, hp);
             sep_kernels::serial_dot_cols(&self.wh.w, &self.dz, None, &mut self.dh_next);
         }
@@ -363,11 +421,405 @@ impl Lstm {
         self.b.adam(r_b, step);
         self.wy.adam(r_wy, step);
         self.by.adam(r_by, step);
+        self.done += 1;
         // Only the input columns of bytes in the window have gradients.
         for x in 0..256 {
-            if std::mem::take(&mut self.seen[x]) {
+            if std::mem::take(&mut win.seen[x]) {
                 self.wx.adam(x * 4 * n..(x + 1) * 4 * n, step);
+                self.col_done[x] = self.done;
             }
+        }
+    }
+
+    /// Brings the copy `net` up to these weights (copying only the input
+    /// columns changed since the copy was last brought up to date).
+    fn copy_to(&self, net: &mut Weights) {
+        let n4 = 4 * self.n;
+        net.wh.copy_from_slice(&self.wh.w);
+        net.b.copy_from_slice(&self.b.w);
+        net.wy.copy_from_slice(&self.wy.w);
+        net.by.copy_from_slice(&self.by.w);
+        for x in 0..256 {
+            if self.col_done[x] > net.done {
+                let r = x * n4..(x + 1) * n4;
+                net.wx[r.clone()].copy_from_slice(&self.wx.w[r]);
+            }
+        }
+        net.done = self.done;
+    }
+}
+
+/// A copy of the weights (kind 3: the predictor's, and one per training in
+/// flight), as they were after `done` trainings.
+#[derive(Debug, Clone)]
+struct Weights {
+    wx: Vec<f32>,
+    wh: Vec<f32>,
+    b: Vec<f32>,
+    wy: Vec<f32>,
+    by: Vec<f32>,
+    done: u64,
+}
+
+impl Weights {
+    fn of(t: &Trainer) -> Self {
+        Weights {
+            wx: t.wx.w.clone(),
+            wh: t.wh.w.clone(),
+            b: t.b.w.clone(),
+            wy: t.wy.w.clone(),
+            by: t.by.w.clone(),
+            done: t.done,
+        }
+    }
+
+    fn as_ref(&self) -> WeightsRef<'_> {
+        WeightsRef {
+            wx: &self.wx,
+            wh: &self.wh,
+            b: &self.b,
+            wy: &self.wy,
+            by: &self.by,
+        }
+    }
+}
+
+/// A training in flight: its window and, once trained, the weights to
+/// install.
+#[derive(Debug, Clone)]
+struct Slot {
+    win: Window,
+    net: Weights,
+}
+
+/// Progress of kind 3's trainings.
+#[derive(Debug, Clone, Copy, Default)]
+struct Progress {
+    /// Windows handed to the trainer.
+    queued: u64,
+    /// Windows trained (their weights are in their slots).
+    trained: u64,
+    /// The predictor is gone: the trainer thread ends.
+    stop: bool,
+    /// The trainer thread ended (panicked) before `stop`.
+    dead: bool,
+}
+
+/// What kind 3's predictor and trainer share.
+#[derive(Debug)]
+struct Shared {
+    slots: Vec<Mutex<Slot>>,
+    /// The trainer (locked while it trains; the thread's or the inline one).
+    trainer: Mutex<Trainer>,
+    progress: Mutex<Progress>,
+    /// Signalled when a window is queued or `stop` is set.
+    work: Condvar,
+    /// Signalled when a window is trained or the trainer ends.
+    trained: Condvar,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding a lock is re-raised by the predictor through
+    // `dead`; the data behind a poisoned lock is never used after it.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Shared {
+    /// Trains window `k` (all earlier ones are trained) into its slot.
+    fn train(&self, k: u64) {
+        let mut trainer = lock(&self.trainer);
+        let mut slot = lock(&self.slots[(k % self.slots.len() as u64) as usize]);
+        let slot = &mut *slot;
+        trainer.train(&mut slot.win);
+        trainer.copy_to(&mut slot.net);
+    }
+
+    /// The trainer thread: trains the queued windows in order.
+    fn run(&self) {
+        struct Ends<'a>(&'a Shared);
+        impl Drop for Ends<'_> {
+            fn drop(&mut self) {
+                lock(&self.0.progress).dead = true;
+                self.0.trained.notify_all();
+            }
+        }
+        let _ends = Ends(self);
+        let mut k = lock(&self.progress).trained;
+        loop {
+            {
+                let mut p = lock(&self.progress);
+                while p.queued == k && !p.stop {
+                    p = self.work.wait(p).unwrap_or_else(PoisonError::into_inner);
+                }
+                if p.stop {
+                    return;
+                }
+            }
+            self.train(k);
+            k += 1;
+            lock(&self.progress).trained = k;
+            self.trained.notify_one();
+        }
+    }
+}
+
+/// Kind 3's delayed training (doc/FORMAT.md 4.13.2).
+#[derive(Debug)]
+struct Delayed {
+    delay: u64,
+    /// The weights the predictor uses.
+    net: Weights,
+    shared: Arc<Shared>,
+    /// Bytes learned.
+    bytes: u64,
+    /// Windows handed to the trainer, and whose weights were installed.
+    queued: u64,
+    installed: u64,
+    /// The trainer thread, if any (else trainings run inline).
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Delayed {
+    fn new(config: &LstmConfig, trainer: Trainer, threaded: bool) -> Self {
+        let n = usize::from(config.cells);
+        let hz = usize::from(config.horizon);
+        let net = Weights::of(&trainer);
+        let slots = (0..config.slots())
+            .map(|_| {
+                Mutex::new(Slot {
+                    win: Window::new(n, hz),
+                    net: net.clone(),
+                })
+            })
+            .collect();
+        let shared = Arc::new(Shared {
+            slots,
+            trainer: Mutex::new(trainer),
+            progress: Mutex::new(Progress::default()),
+            work: Condvar::new(),
+            trained: Condvar::new(),
+        });
+        let mut d = Delayed {
+            delay: u64::from(config.delay),
+            net,
+            shared,
+            bytes: 0,
+            queued: 0,
+            installed: 0,
+            thread: None,
+        };
+        if threaded {
+            d.start();
+        }
+        d
+    }
+
+    fn start(&mut self) {
+        let shared = Arc::clone(&self.shared);
+        self.thread = std::thread::Builder::new()
+            .name("sep-lstm-trainer".into())
+            .spawn(move || shared.run())
+            .ok();
+    }
+
+    /// Hands the full window `win` to the trainer (taking back a free one).
+    fn queue(&mut self, win: &mut Window) {
+        let k = self.queued;
+        let s = &self.shared;
+        std::mem::swap(
+            &mut lock(&s.slots[(k % s.slots.len() as u64) as usize]).win,
+            win,
+        );
+        self.queued = k + 1;
+        if self.thread.is_some() {
+            lock(&s.progress).queued = k + 1;
+            s.work.notify_one();
+        }
+    }
+
+    /// Installs window `installed`'s weights, training it first if inline
+    /// or waiting for the trainer if it is late.
+    fn install(&mut self) {
+        let k = self.installed;
+        let s = &self.shared;
+        if self.thread.is_some() {
+            let mut p = lock(&s.progress);
+            while p.trained <= k {
+                assert!(!p.dead, "the LSTM trainer thread ended");
+                p = s.trained.wait(p).unwrap_or_else(PoisonError::into_inner);
+            }
+        } else {
+            s.train(k);
+        }
+        std::mem::swap(
+            &mut lock(&s.slots[(k % s.slots.len() as u64) as usize]).net,
+            &mut self.net,
+        );
+        self.installed = k + 1;
+    }
+
+    /// After each byte: `full` when it completed a window.
+    fn after_byte(&mut self, win: &mut Window, full: bool) {
+        self.bytes += 1;
+        if full {
+            self.queue(win);
+        }
+        let hz = win.x.len() as u64;
+        if self.installed < self.queued && self.bytes == (self.installed + 1) * hz + self.delay {
+            self.install();
+        }
+    }
+
+    /// Waits until the trainer thread has trained every queued window.
+    fn settle(&self) {
+        if self.thread.is_some() {
+            let s = &self.shared;
+            let mut p = lock(&s.progress);
+            while p.trained < self.queued {
+                assert!(!p.dead, "the LSTM trainer thread ended");
+                p = s.trained.wait(p).unwrap_or_else(PoisonError::into_inner);
+            }
+        }
+    }
+}
+
+impl Clone for Delayed {
+    fn clone(&self) -> Self {
+        self.settle();
+        let s = &self.shared;
+        let p = *lock(&s.progress);
+        let shared = Arc::new(Shared {
+            slots: s
+                .slots
+                .iter()
+                .map(|m| Mutex::new(lock(m).clone()))
+                .collect(),
+            trainer: Mutex::new(lock(&s.trainer).clone()),
+            progress: Mutex::new(Progress {
+                stop: false,
+                dead: false,
+                ..p
+            }),
+            work: Condvar::new(),
+            trained: Condvar::new(),
+        });
+        let mut d = Delayed {
+            delay: self.delay,
+            net: self.net.clone(),
+            shared,
+            bytes: self.bytes,
+            queued: self.queued,
+            installed: self.installed,
+            thread: None,
+        };
+        if self.thread.is_some() {
+            d.start();
+        }
+        d
+    }
+}
+
+impl Drop for Delayed {
+    fn drop(&mut self) {
+        if let Some(t) = self.thread.take() {
+            lock(&self.shared.progress).stop = true;
+            self.shared.work.notify_one();
+            let _ = t.join();
+        }
+    }
+}
+
+/// How the network trains.
+#[derive(Debug, Clone)]
+enum Training {
+    /// Kinds 1 and 2: at the end of each window, before the next byte.
+    Now(Box<Trainer>),
+    /// Kind 3: on the delayed schedule of doc/FORMAT.md 4.13.2.
+    Delayed(Box<Delayed>),
+}
+
+/// The LSTM predictor. [`predict`](Self::predict) before each byte,
+/// [`update`](Self::update) with the byte after it.
+#[derive(Debug, Clone)]
+pub struct Lstm {
+    n: usize,
+    horizon: usize,
+    state: State,
+    /// The window being filled and its steps so far.
+    win: Window,
+    steps: usize,
+    training: Training,
+}
+
+impl Lstm {
+    /// A fresh network (`config` must be valid). Kind 3 trains on a second
+    /// thread when the kernels may use two or more
+    /// (`sep_kernels::num_threads`), else inline: the same bits.
+    pub fn new(config: &LstmConfig) -> Self {
+        Self::with_trainer_thread(config, sep_kernels::num_threads() >= 2)
+    }
+
+    /// A fresh network; kind 3 trains on its own thread if `threaded` (and
+    /// the thread starts), else inline. Kinds 1 and 2 ignore `threaded`.
+    pub fn with_trainer_thread(config: &LstmConfig, threaded: bool) -> Self {
+        config.validate().expect("valid LSTM configuration");
+        let n = usize::from(config.cells);
+        let hz = usize::from(config.horizon);
+        let trainer = Trainer::new(config);
+        let training = if config.kind >= 3 {
+            Training::Delayed(Box::new(Delayed::new(config, trainer, threaded)))
+        } else {
+            Training::Now(Box::new(trainer))
+        };
+        Lstm {
+            n,
+            horizon: hz,
+            state: State {
+                h: vec![0.0; n],
+                c: vec![0.0; n],
+                prev: 0,
+            },
+            win: Window::new(n, hz),
+            steps: 0,
+            training,
+        }
+    }
+
+    /// Whether a kind-3 network trains on its own thread.
+    pub fn trains_on_thread(&self) -> bool {
+        matches!(&self.training, Training::Delayed(d) if d.thread.is_some())
+    }
+
+    /// The distribution of the next byte (256 probabilities summing to
+    /// about 1), computed from the bytes given to [`update`](Self::update)
+    /// so far.
+    pub fn predict(&mut self) -> &[f32; 256] {
+        let w = match &self.training {
+            Training::Now(t) => t.weights(),
+            Training::Delayed(d) => d.net.as_ref(),
+        };
+        forward(self.n, w, &mut self.state, &mut self.win, self.steps)
+    }
+
+    /// Learns the byte that followed the last [`predict`](Self::predict);
+    /// trains when the window is full (kind 3: hands it to the trainer and
+    /// installs trained weights when due).
+    pub fn update(&mut self, byte: u8) {
+        self.win.y[self.steps] = byte;
+        self.win.seen[usize::from(self.win.x[self.steps])] = true;
+        self.state.prev = byte;
+        self.steps += 1;
+        let full = self.steps == self.horizon;
+        if full {
+            self.steps = 0;
+        }
+        match &mut self.training {
+            Training::Now(t) => {
+                if full {
+                    t.train(&mut self.win);
+                }
+            }
+            Training::Delayed(d) => d.after_byte(&mut self.win, full),
         }
     }
 }
@@ -458,6 +910,7 @@ mod tests {
             cells: 16,
             horizon: 10,
             lr: 200,
+            delay: 0,
         }
     }
 

@@ -13,6 +13,7 @@ fn lstm(kind: u8) -> LstmConfig {
         cells: 16,
         horizon: 8,
         lr: 100,
+        delay: 0,
     }
 }
 
@@ -110,7 +111,7 @@ fn kind2_learns_faster_and_changes_the_code() {
 fn kind_is_validated() {
     assert!(lstm(2).validate().is_ok());
     assert!(lstm(0).validate().is_err());
-    assert!(lstm(3).validate().is_err());
+    assert!(lstm(4).validate().is_err());
     assert_eq!(lstm(2).parameters(), lstm(1).parameters());
     assert_eq!(lstm(2).memory_bytes(), lstm(1).memory_bytes());
 }

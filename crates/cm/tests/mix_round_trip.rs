@@ -467,6 +467,7 @@ fn revision_4_round_trips_every_kind_of_input() {
         cells: 16,
         horizon: 8,
         lr: 100,
+        delay: 0,
     };
     for data in &inputs {
         round_trip(data, &config(4));

@@ -26,6 +26,7 @@ pub(crate) const ULTRA_LSTM: LstmConfig = LstmConfig {
     cells: 64,
     horizon: 16,
     lr: 100,
+    delay: 0,
 };
 
 /// The context-model set of the `default` preset (orders 1-6, the last 8

@@ -111,6 +111,7 @@ fn the_step_loops_do_not_allocate() {
                     cells: 16,
                     horizon: 8,
                     lr: 200,
+                    delay: 0,
                 }),
             }),
         ),

@@ -209,6 +209,7 @@ fn serial_network_params_round_trip_and_name_bad_fields() {
         cells: 64,
         horizon: 16,
         lr: 100,
+        delay: 0,
     };
     let b = sep::params::write_serial(&c);
     assert_eq!(b.len(), 8);
@@ -218,8 +219,18 @@ fn serial_network_params_round_trip_and_name_bad_fields() {
     let b2 = sep::params::write_serial(&c2);
     assert_eq!(b2[0], 2);
     assert_eq!(sep::params::read_serial(&b2), Ok(c2));
+    // Kind 3 (doc/FORMAT.md 4.13.2): byte 5 is the delay.
+    let c3 = sep::LstmConfig {
+        kind: 3,
+        delay: 32,
+        ..c
+    };
+    let b3 = sep::params::write_serial(&c3);
+    assert_eq!((b3[0], b3[5]), (3, 32));
+    assert_eq!(sep::params::read_serial(&b3), Ok(c3));
     for (at, v, what) in [
-        (0, 3, "unknown serial network kind 3"),
+        (0, 4, "unknown serial network kind 4"),
+        (5, 1, "delay"),
         (2, 0, "horizon"),
         (7, 1, "reserved serial network bytes"),
     ] {

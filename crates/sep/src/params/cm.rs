@@ -45,33 +45,35 @@ pub fn read_cm(b: &[u8], revision: u8) -> Result<CmConfig, ParamError> {
     Ok(c)
 }
 
-/// The serial network's parameters (8 bytes, doc/FORMAT.md section 4.12):
-/// `kind` (1: LSTM; 2: LSTM with match input, 4.13.1), `cells`, `horizon`, `lr` (u16, little-endian), 3
-/// reserved zero bytes.
+/// The serial network's parameters (8 bytes, doc/FORMAT.md section 4.13):
+/// `kind` (1: LSTM; 2: LSTM with a decaying rate, 4.13.1; 3: kind 2 with
+/// delayed weights, 4.13.2), `cells`, `horizon`, `lr` (u16, little-endian),
+/// `delay` (0 unless kind 3), 2 reserved zero bytes.
 pub fn write_serial(c: &LstmConfig) -> Vec<u8> {
     let lr = c.lr.to_le_bytes();
-    vec![c.kind, c.cells, c.horizon, lr[0], lr[1], 0, 0, 0]
+    vec![c.kind, c.cells, c.horizon, lr[0], lr[1], c.delay, 0, 0]
 }
 
 /// Parses and validates the serial network's parameters.
 pub fn read_serial(b: &[u8]) -> Result<LstmConfig, ParamError> {
     let b = fixed::<8>("serial network parameters", b)?;
-    if !(1..=2).contains(&b[0]) {
+    if !(1..=3).contains(&b[0]) {
         return Err(ParamError::Unknown {
             field: "serial network kind",
             value: b[0].into(),
-            known: "1 (LSTM), 2 (LSTM with match input)",
+            known: "1 (LSTM), 2 (decaying rate), 3 (delayed weights)",
         });
     }
     super::reserved(
-        "serial network bytes 5..7",
-        u64::from(super::u32_at(b, 4) >> 8),
+        "serial network bytes 6..7",
+        u64::from(super::u32_at(b, 4) >> 16),
     )?;
     let c = LstmConfig {
         kind: b[0],
         cells: b[1],
         horizon: b[2],
         lr: super::u16_at(b, 3),
+        delay: b[5],
     };
     c.validate()?;
     Ok(c)
