@@ -128,11 +128,19 @@ impl Mixer2 {
         lane[..n].fill((16384 * 3 / 10) as i16);
         let mut flane = [0i16; MAX_SETS];
         flane[..k].fill((16384 / k) as i16);
+        // Every weight set a copy of `lane` (what `lane.repeat(total)`
+        // gives), written into memory advised huge pages first: several
+        // MiB of sets then fault in a few times, not once per 4 KiB page.
+        let mut w = vec![0i16; lane.len() * total];
+        sep_kernels::advise_huge_pages(&w);
+        for set in w.chunks_exact_mut(lane.len()) {
+            set.copy_from_slice(&lane);
+        }
         Mixer2 {
             n,
             x: [0; MAX_INPUTS],
             blocks,
-            w: lane.repeat(total),
+            w,
             selectors,
             chosen: [0; MAX_SETS],
             out: [0; MAX_SETS],
