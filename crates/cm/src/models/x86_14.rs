@@ -3,9 +3,10 @@
 //! for an x86 ELF block. It follows the bytes with its own instruction
 //! decoder ([`X86v4Contexts`], restarted where the ELF program headers put
 //! an executable segment, [`ElfLayout`]) and adds contexts the earlier
-//! families lack: orders 2 and 3 with the decoder state, the registers the
-//! last instructions named, a four-opcode history, operands per base and
-//! register, and, outside the code, contexts within a C string.
+//! families lack: the current instruction's bytes so far, alone and with
+//! the opcode history, the two previous instructions' bytes or the
+//! registers the last instructions named; operands per base and register;
+//! and, outside the code, contexts within a C string.
 //!
 //! Every context is declared in [`X86v14Contexts::hashes`].
 
@@ -35,9 +36,6 @@ pub(crate) struct X86v14Contexts {
     /// extension included, the newest lowest): the ModRM's reg field, then
     /// its rm field (or the SIB base).
     regs: u32,
-    /// The opcodes three and four instructions back (REX.W as bit 12).
-    prev3: u32,
-    prev4: u32,
     /// The bytes of the current operand so far.
     cur: u32,
     /// A hash of the current C string so far (data bytes) and its length.
@@ -56,8 +54,6 @@ impl X86v14Contexts {
             dec: X86v4Contexts::new(),
             elf: ElfLayout::default(),
             regs: 0,
-            prev3: 0,
-            prev4: 0,
             cur: 0,
             string: 0,
             string_len: 0,
@@ -162,15 +158,12 @@ impl ContextModel for X86v14Contexts {
         } else if role == SIB {
             sib = 0x100 | u32::from(byte);
         }
-        let prev2 = self.dec.prev2_op;
         self.dec.step(byte);
         self.ins = hash2(self.ins, u32::from(byte) | 0x5400);
         if self.dec.index == 0 {
             self.prev2_ins = self.prev_ins;
             self.prev_ins = self.ins;
             self.ins = 0;
-            self.prev4 = self.prev3;
-            self.prev3 = prev2;
             self.cur = 0;
             if modrm & 0x100 != 0 {
                 let (reg, rm) = regs_of(rex, modrm, sib);
