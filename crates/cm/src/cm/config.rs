@@ -166,6 +166,8 @@ impl CmConfig {
             // Revision 10, x86 code (4.21.5, exe10): the x86 family's own
             // tables.
             + if self.since(10) { crate::models::x86_10::MEMORY } else { 0 }
+            // Revision 14, x86 code (4.25.2, exe14): the second x86 family.
+            + if self.since(14) { crate::models::x86_14::MEMORY } else { 0 }
             // Revision 12, 68000 code (4.23.4, exe12): the 68000 family's
             // displacement and opcode histories.
             + if self.since(12) { crate::models::m68k12::MEMORY } else { 0 }

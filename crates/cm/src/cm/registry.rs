@@ -46,6 +46,7 @@ use crate::models::x86_4::X86v4Contexts;
 use crate::models::x86_5::X86v5Contexts;
 use crate::models::x86_7::X86v7Contexts;
 use crate::models::x86_10::X86v10Contexts;
+use crate::models::x86_14::X86v14Contexts;
 
 /// The hashed-context families of a configuration, in mixer order: the
 /// registration list of the v1 model.
@@ -96,6 +97,14 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             Box::new(OrderContexts::new(config.orders, config.long)),
             Box::new(JpegContexts::new()),
         ],
+        // Revision 14 (doc/FORMAT.md 4.25.2): revision 10's x86 family and
+        // revision 14's after the configured ones (instruction-prefix,
+        // register and C-string contexts).
+        DataKind::X86 if config.since(14) => {
+            let mut f = generic_with(Box::new(X86v10Contexts::new()), config);
+            f.push(Box::new(X86v14Contexts::new()));
+            f
+        }
         // Revision 10 (doc/FORMAT.md 4.21.5): revision 8's x86 family with
         // same-opcode, immediate and record contexts.
         DataKind::X86 if config.since(10) => generic_with(Box::new(X86v10Contexts::new()), config),
