@@ -109,6 +109,10 @@ impl CmConfig {
             // Revision 4 audio (models/audio4.rs): covariances, cascades and
             // expected-bit tables of two channels, under 256 KiB.
             + if self.revision >= 4 { 256 << 10 } else { 0 }
+            // Revision 14 audio (models/audio14.rs): OLS 64 and 16, a
+            // second cascade per channel and two final APMs (186 KiB),
+            // under 512 KiB more.
+            + if self.since(14) { 512 << 10 } else { 0 }
             // Revision 4: the indirect family's byte histories (and its two
             // contexts' state maps, counted in `slots` above).
             + if self.revision >= 4 { crate::models::indirect::IndirectContexts::MEMORY } else { 0 }

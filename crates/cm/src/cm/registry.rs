@@ -7,6 +7,7 @@ use super::CmConfig;
 use crate::models::ContextModel;
 use crate::models::audio::AudioContexts;
 use crate::models::audio4::Audio4Contexts;
+use crate::models::audio14::Audio14Contexts;
 use crate::models::biff::BiffContexts;
 use crate::models::biff7::Biff7Contexts;
 use crate::models::biff12::Biff12Contexts;
@@ -196,6 +197,11 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             }
             v
         }
+        // Revision 14: more OLS predictors and contexts (FORMAT 4.25.5).
+        DataKind::Audio(a) if config.since(14) => vec![
+            Box::new(OrderContexts::new(0, 0)),
+            Box::new(Audio14Contexts::new(a)),
+        ],
         // Revision 4: the OLS/LMS audio family (doc/FORMAT.md 4.15.5).
         DataKind::Audio(a) if config.revision >= 4 => vec![
             Box::new(OrderContexts::new(0, 0)),

@@ -14,6 +14,7 @@ use crate::cm::CmStream;
 use crate::matcher::Visibility;
 
 pub(crate) mod audio;
+pub(crate) mod audio14;
 pub(crate) mod audio4;
 pub(crate) mod biff;
 pub(crate) mod biff12;
@@ -43,6 +44,7 @@ pub(crate) mod m68k5;
 pub(crate) mod m68k7;
 pub(crate) mod matchctx;
 pub(crate) mod ols;
+pub(crate) mod ols14;
 pub(crate) mod order;
 pub(crate) mod pixel;
 pub(crate) mod pixel2;
