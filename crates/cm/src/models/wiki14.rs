@@ -297,11 +297,9 @@ impl ContextModel for Wiki14Contexts {
         }
         // Link labels: the bytes read against the target's.
         match self.regions & 0xF {
-            LINK_TARGET if b != b'|' && b != b']' => {
-                if (self.target_len as usize) < TARGET_LEN {
-                    self.target[self.target_len as usize] = b;
-                    self.target_len += 1;
-                }
+            LINK_TARGET if b != b'|' && b != b']' && (self.target_len as usize) < TARGET_LEN => {
+                self.target[self.target_len as usize] = b;
+                self.target_len += 1;
             }
             LINK_LABEL => self.label_len = self.label_len.saturating_add(1),
             _ => {}
