@@ -151,6 +151,9 @@ impl CmConfig {
             // (models/image10.rs) and the bi-level family's new tables,
             // mixer and APM (models/bilevel10.rs): one kind per block.
             + if self.since(10) { crate::models::image10::MEMORY.max(crate::models::bilevel10::MEMORY) } else { 0 }
+            // Revision 14, 24/32-bit images (4.25.1): the two final APMs
+            // and the last mixer (models/image14.rs).
+            + if self.since(14) { crate::models::image14::MEMORY } else { 0 }
             // Revision 7, spreadsheets (4.18.4): the cell family's per-bit
             // tables (models/biff7.rs).
             + if self.since(7) { crate::models::biff7::MEMORY } else { 0 }

@@ -34,6 +34,7 @@ pub(crate) mod float7;
 pub(crate) mod ibm10;
 pub(crate) mod image;
 pub(crate) mod image10;
+pub(crate) mod image14;
 pub(crate) mod image7;
 pub(crate) mod indirect;
 pub(crate) mod jpeg;

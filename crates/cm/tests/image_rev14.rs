@@ -1,0 +1,70 @@
+//! CM revision 14's 24/32-bit image family (doc/FORMAT.md 4.25.1): round
+//! trips of 24-bit and 32-bit images, of headers that lie and of tiny
+//! inputs at revisions 12 and 14; and
+//! that revision 14 codes a real photograph's crop (the corpus' kodim23
+//! when present, else a generated image) smaller than revision 12.
+
+mod common;
+use common::{coded_len, config, noise, round_trip_each, soft_bmp, soft_pnm, soft_tga32};
+
+/// A `w` x `h` crop at (`x0`, `y0`) of the corpus' kodim23 (768 x 512 RGB
+/// PPM) as a PPM, if the corpus is present.
+fn kodim23_crop(x0: usize, y0: usize, w: usize, h: usize) -> Option<Vec<u8>> {
+    let data = std::fs::read("/work/shared/corpus/files/image.kodim23.ppm").ok()?;
+    let header = b"P6\n768 512\n255\n";
+    if !data.starts_with(header) || data.len() != header.len() + 768 * 512 * 3 {
+        return None;
+    }
+    let pixels = &data[header.len()..];
+    let mut out = format!("P6\n{w} {h}\n255\n").into_bytes();
+    for y in y0..y0 + h {
+        out.extend_from_slice(&pixels[(y * 768 + x0) * 3..][..w * 3]);
+    }
+    Some(out)
+}
+
+#[test]
+fn revisions_12_and_14_round_trip_images_and_lying_headers() {
+    let mut lying = b"P6\n300 200\n255\n".to_vec();
+    lying.extend(noise(2000, 5));
+    let mut narrow = b"P6\n1 40\n255\n".to_vec();
+    narrow.extend(noise(120, 8));
+    let mut huge = b"P6\n999999 999999\n255\n".to_vec();
+    huge.extend(noise(500, 9));
+    let mut real = kodim23_crop(300, 200, 24, 16).unwrap_or_else(|| soft_pnm(24, 16, 3));
+    real.truncate(real.len() - 100);
+    let inputs = [
+        Vec::new(),
+        b"x".to_vec(),
+        soft_pnm(37, 23, 3),
+        soft_bmp(37, 21),
+        soft_tga32(23, 19),
+        lying,
+        narrow,
+        huge,
+        real,
+        b"P6\n1 1\n255\n\x01\x02\x03".to_vec(),
+        soft_pnm(64, 64, 3)[..5000].to_vec(),
+        soft_pnm(8, 8, 3)[..9].to_vec(),
+    ];
+    round_trip_each(&[12, 14], &inputs, false);
+}
+
+#[test]
+fn revision_14_codes_a_photograph_smaller_than_revision_12() {
+    let data = kodim23_crop(200, 150, 128, 64).unwrap_or_else(|| soft_pnm(128, 64, 3));
+    let r12 = coded_len(&data, &config(12));
+    let r14 = coded_len(&data, &config(14));
+    assert!(
+        r14 * 1000 < r12 * 997,
+        "revision 14 {r14} bytes, revision 12 {r12}"
+    );
+}
+
+#[test]
+fn revision_14_codes_a_generated_image_smaller_than_revision_12() {
+    let data = soft_pnm(128, 64, 3);
+    let r12 = coded_len(&data, &config(12));
+    let r14 = coded_len(&data, &config(14));
+    assert!(r14 < r12, "revision 14 {r14} bytes, revision 12 {r12}");
+}
