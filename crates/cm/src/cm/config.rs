@@ -208,8 +208,6 @@ impl CmConfig {
             // Revision 12 detected kinds (FORMAT 4.23.1): the kind's final
             // APM stage (cm/kindmix.rs).
             + if self.since(12) { super::kindmix::MEMORY } else { 0 }
-            // Revision 14, words (4.25.4): the wiki family's pair-successor table and field values (models/wiki14.rs).
-            + if self.word && self.since(14) { crate::models::wiki14::MEMORY } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

@@ -41,7 +41,6 @@ use crate::models::pixel4::Pixel4Contexts;
 use crate::models::record::RecordContexts;
 use crate::models::sparse::SparseContexts;
 use crate::models::text::TextContexts;
-use crate::models::wiki14::Wiki14Contexts;
 use crate::models::word::WordContexts;
 use crate::models::words8::Words8Contexts;
 use crate::models::x86::X86Contexts;
@@ -80,10 +79,6 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
     // markup and code-point contexts after the text family's.
     if config.word && config.since(7) {
         f.push(Box::new(Words8Contexts::new(config.since(8))));
-    }
-    // Revision 14 (doc/FORMAT.md 4.25.4): wiki markup, word-pair and field contexts.
-    if config.word && config.since(14) {
-        f.push(Box::new(Wiki14Contexts::new()));
     }
     f
 }
