@@ -193,8 +193,10 @@ fn models() -> Vec<(&'static str, Model)> {
         // CM revisions 9 (4.20) and 10 (4.21): today's `default` and `max`.
         ("default-r9", default_r(9)),
         ("max-r10", preset_r(Preset::Max, 10)),
-        // CM revision 12 (4.23): today's `max`.
+        // CM revision 12 (4.23), the `max` before revision 14.
         ("max-r12", preset_r(Preset::Max, 12)),
+        // CM revision 14 (4.25): today's `max`.
+        ("max-r14", preset_r(Preset::Max, 14)),
         // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13),
         // pinned at CM revision 2 (the revision `max` had then), and at
         // revision 6, and at revision 8 (today's `ultra`).
@@ -206,6 +208,10 @@ fn models() -> Vec<(&'static str, Model)> {
         // Serial network kind 2 (doc/FORMAT.md 4.13.1: a decaying learning
         // rate), which no preset writes yet.
         ("ultra-r12-k2", ultra_kind2(12)),
+        ("ultra-r14", ultra_r(14)),
+        // Serial network kind 3 (doc/FORMAT.md 4.13.2: kind 2 with the
+        // trained weights installed 16 bytes late), which no preset writes.
+        ("ultra-r14-k3", ultra_kind3(14, 16)),
         // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
         // section 4.14).
         ("fast-r3", fast_r3()),
@@ -257,6 +263,21 @@ fn ultra_kind2(revision: u8) -> Model {
     match ultra_r(revision) {
         Model::Mix(m) => Model::Mix(MixConfig {
             serial: m.serial.map(|s| sep::LstmConfig { kind: 2, ..s }),
+            ..m
+        }),
+        other => other,
+    }
+}
+
+/// [`ultra_r`] with serial network kind 3 and `delay` (doc/FORMAT.md 4.13.2).
+fn ultra_kind3(revision: u8, delay: u8) -> Model {
+    match ultra_r(revision) {
+        Model::Mix(m) => Model::Mix(MixConfig {
+            serial: m.serial.map(|s| sep::LstmConfig {
+                kind: 3,
+                delay,
+                ..s
+            }),
             ..m
         }),
         other => other,
@@ -334,6 +355,7 @@ fn golden_list() -> Vec<Golden> {
             "default-r9",
             "max-r10",
             "max-r12",
+            "max-r14",
         ];
         if ["mix2", "default-r1", "default-r2"].contains(&name) || detecting.contains(&name) {
             for input in [
@@ -365,6 +387,7 @@ fn golden_list() -> Vec<Golden> {
             "default-r9",
             "max-r10",
             "max-r12",
+            "max-r14",
         ]
         .contains(&name)
         {
