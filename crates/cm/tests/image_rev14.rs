@@ -5,23 +5,9 @@
 //! when present, else a generated image) smaller than revision 12.
 
 mod common;
-use common::{coded_len, config, noise, round_trip_each, soft_bmp, soft_pnm, soft_tga32};
-
-/// A `w` x `h` crop at (`x0`, `y0`) of the corpus' kodim23 (768 x 512 RGB
-/// PPM) as a PPM, if the corpus is present.
-fn kodim23_crop(x0: usize, y0: usize, w: usize, h: usize) -> Option<Vec<u8>> {
-    let data = std::fs::read("/work/shared/corpus/files/image.kodim23.ppm").ok()?;
-    let header = b"P6\n768 512\n255\n";
-    if !data.starts_with(header) || data.len() != header.len() + 768 * 512 * 3 {
-        return None;
-    }
-    let pixels = &data[header.len()..];
-    let mut out = format!("P6\n{w} {h}\n255\n").into_bytes();
-    for y in y0..y0 + h {
-        out.extend_from_slice(&pixels[(y * 768 + x0) * 3..][..w * 3]);
-    }
-    Some(out)
-}
+use common::{
+    coded_len, config, kodim23_crop, noise, round_trip_each, soft_bmp, soft_pnm, soft_tga32,
+};
 
 #[test]
 fn revisions_12_and_14_round_trip_images_and_lying_headers() {
