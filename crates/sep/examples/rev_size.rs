@@ -4,8 +4,10 @@
 //! Measures CM revisions that no preset writes yet (revisions 7 and 8 until
 //! the presets switch to them).
 //!
-//! `cargo run --release -p sep --example rev_size -- [--preset default|max]
-//!  [--revision R] [--verify] FILE...`
+//! `cargo run --release -p sep --example rev_size -- [--preset default|max|ultra]
+//!  [--revision R] [--serial KIND,DELAY] [--threads T] [--verify] FILE...`
+//! (`--serial`: the serial network's kind and delay, doc/FORMAT.md 4.13;
+//! `--threads`: `-T`, 1 by default; the time printed is wall-clock.)
 use sep::{Model, Options, Preset};
 use std::time::Instant;
 
@@ -13,6 +15,8 @@ fn main() {
     let mut preset = Preset::Default;
     let mut revision = None;
     let mut verify = false;
+    let mut serial: Option<(u8, u8)> = None;
+    let mut threads = 1;
     let mut files = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -23,6 +27,12 @@ fn main() {
             }
             "--revision" => revision = Some(args.next().expect("revision").parse().expect("u8")),
             "--verify" => verify = true,
+            "--serial" => {
+                let v = args.next().expect("KIND,DELAY");
+                let (k, d) = v.split_once(',').expect("KIND,DELAY");
+                serial = Some((k.parse().expect("kind"), d.parse().expect("delay")));
+            }
+            "--threads" => threads = args.next().expect("T").parse().expect("threads"),
             f => files.push(f.to_string()),
         }
     }
@@ -30,9 +40,14 @@ fn main() {
     if let Some(r) = revision {
         mix.cm.revision = r;
     }
+    if let Some((kind, delay)) = serial {
+        let s = mix.serial.as_mut().expect("a preset with a serial network");
+        s.kind = kind;
+        s.delay = delay;
+    }
     let options = Options {
         model: Model::Mix(mix),
-        threads: 1,
+        threads,
         ..Options::default()
     };
     let (mut raw, mut packed) = (0usize, 0usize);

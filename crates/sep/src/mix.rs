@@ -289,7 +289,7 @@ mod tests {
                 .contains("only the serial network")
         );
         let mut bad = p.clone();
-        bad[1] = 15;
+        bad[1] = 17;
         assert!(
             params::read_mix(&bad, 1, 0)
                 .unwrap_err()
@@ -338,7 +338,7 @@ mod tests {
         bad[4 + 5] = 0; // match_min
         assert!(params::read_mix(&bad, 1, 0).is_err());
         bad = p;
-        bad[1] = 15;
+        bad[1] = 17;
         assert!(params::read_mix(&bad, 1, 0).is_err());
         // Its memory estimate is its own (a 4 MiB table, a 4 MiB match table).
         let m = f.memory_bytes(1 << 24);

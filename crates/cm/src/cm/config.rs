@@ -55,7 +55,9 @@ pub struct CmConfig {
     /// 4.18 and 4.19; 9 is 7 plus the models of section 4.20 and 10 is 8
     /// plus those of 4.20 and 4.21; 11 is 9 plus the models of section 4.22
     /// and 12 is 10 plus those of 4.22 and 4.23; 13 is 11 plus the models
-    /// of section 4.24 and 14 is 12 plus those of 4.24 and 4.25. From 5 on, odd revisions are the `default` line and
+    /// of section 4.24 and 14 is 12 plus those of 4.24 and 4.25; 15 is 13 plus
+    /// the models of section 4.26 and 16 is 14 plus those of 4.26 and 4.27.
+    /// From 5 on, odd revisions are the `default` line and
     /// even ones the `max` line: a model of a `max` revision is in the later
     /// `max` revisions only ([`revision_has`]). Not part of
     /// `sep::params::write_cm`:
@@ -249,8 +251,8 @@ impl CmConfig {
                 self.selectors
             ));
         }
-        if self.revision > 14 {
-            return Err(format!("CM revision {} unknown (0 to 14)", self.revision));
+        if self.revision > 16 {
+            return Err(format!("CM revision {} unknown (0 to 16)", self.revision));
         }
         if self.revision == 3 {
             if self.match_min == 0 {
