@@ -5,7 +5,8 @@
 //! the presets switch to them).
 //!
 //! `cargo run --release -p sep --example rev_size -- [--preset default|max|ultra]
-//!  [--revision R] [--serial KIND,DELAY] [--threads T] [--verify] FILE...`
+//!  [--revision R] [--serial KIND,DELAY] [--threads T] [--table-bits B] [--match-bits M]
+//!  [--verify] FILE...`
 //! (`--serial`: the serial network's kind and delay, doc/FORMAT.md 4.13;
 //! `--threads`: `-T`, 1 by default; the time printed is wall-clock.)
 use sep::{Model, Options, Preset};
@@ -17,6 +18,7 @@ fn main() {
     let mut verify = false;
     let mut serial: Option<(u8, u8)> = None;
     let mut threads = 1;
+    let (mut table_bits, mut match_bits) = (None, None);
     let mut files = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -32,6 +34,8 @@ fn main() {
                 let (k, d) = v.split_once(',').expect("KIND,DELAY");
                 serial = Some((k.parse().expect("kind"), d.parse().expect("delay")));
             }
+            "--table-bits" => table_bits = Some(args.next().expect("B").parse().expect("u8")),
+            "--match-bits" => match_bits = Some(args.next().expect("M").parse().expect("u8")),
             "--threads" => threads = args.next().expect("T").parse().expect("threads"),
             f => files.push(f.to_string()),
         }
@@ -40,6 +44,8 @@ fn main() {
     if let Some(r) = revision {
         mix.cm.revision = r;
     }
+    mix.cm.table_bits = table_bits.unwrap_or(mix.cm.table_bits);
+    mix.cm.match_bits = match_bits.unwrap_or(mix.cm.match_bits);
     if let Some((kind, delay)) = serial {
         let s = mix.serial.as_mut().expect("a preset with a serial network");
         s.kind = kind;

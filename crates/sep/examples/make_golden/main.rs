@@ -210,7 +210,7 @@ fn models() -> Vec<(&'static str, Model)> {
         ("ultra-r12-k2", ultra_kind2(12)),
         ("ultra-r14", ultra_r(14)),
         // Serial network kind 3 (doc/FORMAT.md 4.13.2: kind 2 with the
-        // trained weights installed 16 bytes late), which no preset writes.
+        // trained weights installed 16 bytes late): today's `ultra`.
         ("ultra-r14-k3", ultra_kind3(14, 16)),
         // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
         // section 4.14).
@@ -253,9 +253,20 @@ fn preset_r(preset: Preset, revision: u8) -> Model {
     }
 }
 
-/// `ultra` as it was written with CM revision `revision` (pinned).
+/// `ultra` as it was written with CM revision `revision` (pinned: serial
+/// network kind 1, which `ultra` wrote until stop 31).
 fn ultra_r(revision: u8) -> Model {
-    preset_r(Preset::Ultra, revision)
+    match preset_r(Preset::Ultra, revision) {
+        Model::Mix(m) => Model::Mix(MixConfig {
+            serial: m.serial.map(|s| sep::LstmConfig {
+                kind: 1,
+                delay: 0,
+                ..s
+            }),
+            ..m
+        }),
+        other => other,
+    }
 }
 
 /// [`ultra_r`] with serial network kind 2 (doc/FORMAT.md 4.13.1).
