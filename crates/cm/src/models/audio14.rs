@@ -26,7 +26,7 @@
 //! All arithmetic is integer.
 
 use super::audio::AudioInfo;
-use super::ols14::Ols14;
+use super::ols::Ols;
 use super::{ByteCtx, ContextModel, hash2};
 use crate::apm::Apm;
 use crate::logistic::{squash, stretch};
@@ -161,10 +161,10 @@ pub(crate) struct Audio14Contexts {
     hist: [i32; N],
     /// Samples seen.
     count: usize,
-    ols: Vec<Ols14>,
+    ols: Vec<Ols>,
     /// OLS 64 (slow decay) and OLS 16 (fast decay) per channel.
-    big: Vec<Ols14>,
-    fast: Vec<Ols14>,
+    big: Vec<Ols>,
+    fast: Vec<Ols>,
     lms: Vec<Lms>,
     /// The cascade's two stages.
     cascade: Vec<Cascade>,
@@ -227,15 +227,15 @@ impl Audio14Contexts {
             count: 0,
             ols: ch
                 .clone()
-                .map(|_| Ols14::new(32, &[32, 16, 8], 9, 32, last))
+                .map(|_| Ols::new(32, &[32, 16, 8], 9, 32, last))
                 .collect(),
             big: ch
                 .clone()
-                .map(|_| Ols14::new(N, &[N], BIG_DECAY, 32, last))
+                .map(|_| Ols::new(N, &[N], BIG_DECAY, 32, last))
                 .collect(),
             fast: ch
                 .clone()
-                .map(|_| Ols14::new(16, &[16], FAST_DECAY, 8, last))
+                .map(|_| Ols::new(16, &[16], FAST_DECAY, 8, last))
                 .collect(),
             big_cascade: ch.clone().map(|_| Cascade::new(LONG, MU)).collect(),
             big_cascade2: ch.clone().map(|_| Cascade::new(SHORT, MU2)).collect(),

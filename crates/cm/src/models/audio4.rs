@@ -203,7 +203,7 @@ impl Audio4Contexts {
             info,
             hist: [0; N],
             count: 0,
-            ols: (0..info.channels).map(|_| Ols::new(last)).collect(),
+            ols: (0..info.channels).map(|_| Ols::revision4(last)).collect(),
             lms: (0..info.channels).map(|_| Lms::new(last)).collect(),
             cascade: (0..info.channels).map(|_| Cascade::new(LONG, MU)).collect(),
             cascade2: (0..info.channels)

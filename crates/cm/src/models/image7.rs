@@ -285,7 +285,7 @@ impl Image7Contexts {
         mixer.set_initial_weights(INNER_INITIAL_WEIGHT);
         Image7Contexts {
             img,
-            ols: (0..CHANNELS).map(|_| Ols::new(0)).collect(),
+            ols: (0..CHANNELS).map(|_| Ols::revision4(0)).collect(),
             err: [0; CHANNELS],
             mad: [[[1024; FINE]; 16]; CHANNELS],
             dist: [(0, 0); FINE],

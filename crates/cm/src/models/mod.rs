@@ -45,7 +45,6 @@ pub(crate) mod m68k5;
 pub(crate) mod m68k7;
 pub(crate) mod matchctx;
 pub(crate) mod ols;
-pub(crate) mod ols14;
 pub(crate) mod order;
 pub(crate) mod pixel;
 pub(crate) mod pixel2;
