@@ -49,6 +49,7 @@ use crate::models::x86_5::X86v5Contexts;
 use crate::models::x86_7::X86v7Contexts;
 use crate::models::x86_10::X86v10Contexts;
 use crate::models::x86_14::X86v14Contexts;
+use crate::models::x86_16::X86v16Contexts;
 
 /// The hashed-context families of a configuration, in mixer order: the
 /// registration list of the v1 model.
@@ -105,6 +106,10 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
         DataKind::X86 if config.since(14) => {
             let mut f = generic_with(Box::new(X86v10Contexts::new()), config);
             f.push(Box::new(X86v14Contexts::new()));
+            if config.since(16) {
+                // Revision 16 (doc/FORMAT.md 4.27.3): instruction history and target contexts.
+                f.push(Box::new(X86v16Contexts::new()));
+            }
             f
         }
         // Revision 10 (doc/FORMAT.md 4.21.5): revision 8's x86 family with
