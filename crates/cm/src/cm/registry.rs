@@ -100,16 +100,20 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             Box::new(OrderContexts::new(config.orders, config.long)),
             Box::new(JpegContexts::new()),
         ],
+        // Revision 16 (doc/FORMAT.md 4.27.3): revision 14's x86 families and
+        // revision 16's (instruction history, targets).
+        DataKind::X86 if config.since(16) => {
+            let mut f = generic_with(Box::new(X86v10Contexts::new()), config);
+            f.push(Box::new(X86v14Contexts::new()));
+            f.push(Box::new(X86v16Contexts::new()));
+            f
+        }
         // Revision 14 (doc/FORMAT.md 4.25.2): revision 10's x86 family and
         // revision 14's after the configured ones (instruction-prefix,
         // register and C-string contexts).
         DataKind::X86 if config.since(14) => {
             let mut f = generic_with(Box::new(X86v10Contexts::new()), config);
             f.push(Box::new(X86v14Contexts::new()));
-            if config.since(16) {
-                // Revision 16 (doc/FORMAT.md 4.27.3): instruction history and target contexts.
-                f.push(Box::new(X86v16Contexts::new()));
-            }
             f
         }
         // Revision 10 (doc/FORMAT.md 4.21.5): revision 8's x86 family with

@@ -191,9 +191,10 @@ impl ContextModel for X86v16Contexts {
                     let end = self.end(pos);
                     hash2(hash2(0x6260, slot), self.so_far() ^ (end >> 16) << 24)
                 }
-                IMM if self.call_target() => {
-                    hash2(hash2(0x6270, slot), self.so_far() ^ (pos as u32 >> 16) << 24)
-                }
+                IMM if self.call_target() => hash2(
+                    hash2(0x6270, slot),
+                    self.so_far() ^ (pos as u32 >> 16) << 24,
+                ),
                 DISP | IMM => hash2(hash2(0x6280, op << 12 | slot), self.so_far()),
                 _ => hash2(hash2(self.ins, h0 & 0x3FF), 0x6290 | idx),
             };
