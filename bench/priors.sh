@@ -23,7 +23,9 @@
 # default), checks that every test file's archive decodes with it, prints per
 # kind the total bytes of each compressor, and the CPU time (user + sys, best
 # of 5) of compressing 4 KiB files with the prior, loading included. Needs
-# zstd, brotli and /usr/bin/time.
+# zstd, brotli and /usr/bin/time. TRAIN_ARGS (e.g. "--table-bits 20") goes to
+# every `sep train`; PRESET fast measures the fast preset's priors (CM
+# revision 3).
 set -euo pipefail
 
 PACKAGES="manpages=6.03-2 linux-libc-dev=6.1.192-3 iso-codes=4.15.0-1"
@@ -106,7 +108,7 @@ cpu() { # CPU seconds (user + sys) of a command, best of 5
 # Per-file CPU time of 4 KiB files (5 urls pieces), loading the prior included.
 times() {
     local dir=$1 sep=$2 preset=$3 work=$4 f ts=()
-    [ -f "$work/urls.sepp" ] || "$sep" train -q -f -p "$preset" -o "$work/urls.sepp" "$dir/urls/train"
+    [ -f "$work/urls.sepp" ] || "$sep" train -q -f -p "$preset" ${TRAIN_ARGS:-} -o "$work/urls.sepp" "$dir/urls/train"
     for f in $(find "$dir/urls/test" -type f | LC_ALL=C sort | head -5); do
         ts+=("$(cpu "$sep" --prior "$work/urls.sepp" -c -T1 -q "$f")")
     done
@@ -142,7 +144,7 @@ measure() {
     for kind in man c json urls; do
         local d=$dir/$kind
         [ -d "$d/test" ] || continue
-        "$sep" train -q -f -p "$preset" -o "$work/$kind.sepp" "$d/train"
+        "$sep" train -q -f -p "$preset" ${TRAIN_ARGS:-} -o "$work/$kind.sepp" "$d/train"
         zstd -q -f --train "$d"/train/* -o "$work/$kind.dict" 2>/dev/null
         local n=0 raw=0 sp=0 zd=0 s=0 z=0 b=0
         for f in "$d"/test/*; do

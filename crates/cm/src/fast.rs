@@ -32,6 +32,11 @@
 //! All arithmetic is integer: encoder and decoder agree on every machine.
 //! This file is normative for revision 3: once archives of it exist,
 //! nothing here may change a coded bit.
+//!
+//! A prior (doc/FORMAT.md section 11) fixes the model after training on its
+//! samples: [`FastCm::snapshot`] walks everything the model learned (its
+//! state walk, below) and [`FastCm::restore`] rebuilds it, ready to code
+//! the byte after the samples.
 
 use crate::apm::Apm;
 use crate::cm::CmConfig;
@@ -40,6 +45,7 @@ use crate::logistic::stretch;
 use crate::matcher::{MatchModel, MatchState, Sequential};
 use crate::models::hash2;
 use crate::prim::{AdaptiveProbs, Mixer, StateMap};
+use crate::snapshot::{Train, Visitor};
 use crate::state::STATES;
 use sep_coder::Coder;
 
@@ -253,6 +259,83 @@ impl FastCm {
             self.word = 0;
         }
         b
+    }
+}
+
+/// The state walk of revision 3 (doc/FORMAT.md section 11, walk 0): the
+/// nibble table's bytes, the order-1 states, the six state maps (hashed
+/// contexts in order, then order 1), order 0, the match model's table and
+/// hit statistics, its match state, the mixer's weights, the APM, then the
+/// last bytes `c4`, `c8` and the word hash. Per-bit working values (hashes
+/// and buckets of the byte, mixer inputs, the APM's index) are not walked:
+/// the model sets them before it reads them.
+impl FastCm {
+    fn visit_state(&mut self, v: &mut dyn Visitor) {
+        self.table.visit(v);
+        v.u8s(&mut self.order1);
+        for m in &mut self.maps {
+            m.visit(v);
+        }
+        self.order0.visit(v);
+        self.matcher.visit(v);
+        self.matched.visit(v);
+        self.mixer.visit(v);
+        self.apm.visit(v);
+        let mut last = [self.c4, self.c8, self.word];
+        v.u32s(&mut last);
+        [self.c4, self.c8, self.word] = last;
+    }
+
+    /// The model a prior fixes: `config` (a valid revision-3
+    /// configuration) with tables of exactly its `table_bits` and
+    /// `match_bits`, whatever the length of the block it codes.
+    pub fn for_prior(config: &CmConfig) -> FastCm {
+        FastCm::new(config, 1 << 30)
+    }
+
+    /// Bytes of the state walk of the model [`for_prior`](Self::for_prior)
+    /// builds for `config` (what a snapshot's runs must cover).
+    pub fn state_len(config: &CmConfig) -> u64 {
+        let mut m = FastCm::for_prior(config);
+        crate::snapshot::walk_len(|v| m.visit_state(v))
+    }
+
+    /// Trains the model of `config` on `history` (coded as one stream from
+    /// position 0) and returns its snapshot: the XOR of its state walk with
+    /// a fresh model's, zero runs elided (as [`crate::Cm::snapshot`]).
+    pub fn snapshot(config: &CmConfig, history: &[u8]) -> Vec<u8> {
+        let mut m = FastCm::for_prior(config);
+        let mut data = history.to_vec();
+        for pos in 0..data.len() {
+            m.code_byte(&mut Train, &mut data, pos);
+        }
+        let mut fresh = FastCm::for_prior(config);
+        crate::snapshot::delta_of(|v| m.visit_state(v), |v| fresh.visit_state(v))
+    }
+
+    /// The model of `config` after the training a snapshot records, ready
+    /// to code the byte after `history_len` bytes of history. The
+    /// snapshot's runs are checked against `state_len` first, `state_len`
+    /// against the model built, then every restored position (the match
+    /// table's and the match state's) against the history.
+    pub fn restore(
+        config: &CmConfig,
+        snapshot: &[u8],
+        state_len: u64,
+        history_len: usize,
+    ) -> Result<FastCm, String> {
+        if config.revision != 3 || config.validate().is_err() {
+            return Err("snapshot: not a valid CM revision 3 configuration".into());
+        }
+        let mut m = FastCm::for_prior(config);
+        crate::snapshot::apply_delta(snapshot, state_len, |v| m.visit_state(v))?;
+        if m.matcher.positions_within(history_len) && m.matched.within(history_len) {
+            Ok(m)
+        } else {
+            Err(format!(
+                "snapshot: a position in the model state lies past the {history_len} bytes of history"
+            ))
+        }
     }
 }
 

@@ -299,13 +299,60 @@ fn check_delta(delta: &[u8], len: u64) -> Result<(), String> {
     Ok(())
 }
 
+/// Bytes of the walk `walk` makes (what a snapshot's runs must cover): for
+/// models other than [`Cm`] (revision 3's `FastCm`).
+pub(crate) fn walk_len(walk: impl FnOnce(&mut dyn Visitor)) -> u64 {
+    let mut c = Count(0);
+    walk(&mut c);
+    c.0
+}
+
+/// The snapshot of a trained model: its walk `trained` XOR the walk `fresh`
+/// of a fresh model of the same configuration, as runs (for models other
+/// than [`Cm`]).
+pub(crate) fn delta_of(
+    trained: impl FnOnce(&mut dyn Visitor),
+    fresh: impl FnOnce(&mut dyn Visitor),
+) -> Vec<u8> {
+    let (mut t, mut f) = (Flat(Vec::new()), Flat(Vec::new()));
+    trained(&mut t);
+    fresh(&mut f);
+    encode_delta(&t.0, &f.0)
+}
+
+/// XORs `snapshot` into the fresh model that `walk` walks, after checking
+/// its runs against `state_len`, then checks `state_len` against the walk
+/// (for models other than [`Cm`]).
+pub(crate) fn apply_delta(
+    snapshot: &[u8],
+    state_len: u64,
+    walk: impl FnOnce(&mut dyn Visitor),
+) -> Result<(), String> {
+    check_delta(snapshot, state_len)?;
+    let mut count = Count(0);
+    let mut apply = Apply {
+        delta: snapshot,
+        at: 0,
+        zeros: 0,
+        literal: 0,
+    };
+    walk(&mut Both(&mut count, &mut apply));
+    if count.0 != state_len {
+        return Err(format!(
+            "snapshot: state_len {state_len}, the model's state is {} bytes",
+            count.0
+        ));
+    }
+    Ok(())
+}
+
 /// The latest state walk (doc/FORMAT.md section 11): 0, the walk of the
 /// first priors; 1 adds revision 9's shortcut mixer (a model without the
 /// shortcut walks the same at 0 and 1).
 pub const MAX_WALK: u8 = 1;
 
 /// A coder that codes nothing: training only runs the model.
-struct Train;
+pub(crate) struct Train;
 
 impl Coder for Train {
     fn code_bit(&mut self, bit: u32, _p1: u32) -> u32 {

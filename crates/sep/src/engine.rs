@@ -225,16 +225,23 @@ fn run_fast<C: Coder>(config: &CmConfig, data: &mut [u8], coder: &mut C, cancel:
 /// samples: the trained model, restored, codes positions `h..h + n` of the
 /// history followed by the block, as one stream (doc/FORMAT.md section 11).
 fn run_prior<C: Coder>(prior: &crate::Prior, data: &mut [u8], coder: &mut C, cancel: &Cancel) {
-    let (mut cm, mut st) = prior.restore();
+    let trained = prior.restore();
     let history = prior.history();
     let h = history.len();
     let mut buf = Vec::with_capacity(h + data.len());
     buf.extend_from_slice(history);
     buf.extend_from_slice(data);
     let n = buf.len();
-    if chunked(h..n, cancel, |pos| {
-        cm.code_byte(coder, &mut st, &mut buf, pos, &Sequential(pos), None);
-    }) {
+    let done = match trained {
+        crate::prior::Trained::Cm(mut cm, mut st) => chunked(h..n, cancel, |pos| {
+            cm.code_byte(coder, &mut st, &mut buf, pos, &Sequential(pos), None);
+        }),
+        // CM revision 3 (the `fast` preset).
+        crate::prior::Trained::Fast(mut m) => chunked(h..n, cancel, |pos| {
+            m.code_byte(coder, &mut buf, pos);
+        }),
+    };
+    if done {
         data.copy_from_slice(&buf[h..]);
     }
 }

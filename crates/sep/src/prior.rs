@@ -19,7 +19,7 @@ use crate::codec::Model;
 use crate::error::{Error, Result};
 use crate::format::MAX_PARAMS_LEN;
 use crate::mix::MixConfig;
-use sep_cm::{Cm, CmConfig, CmStream};
+use sep_cm::{Cm, CmConfig, CmStream, FastCm};
 use std::borrow::Cow;
 use std::ops::Range;
 use std::path::Path;
@@ -50,6 +50,34 @@ const FIXED: usize = 12;
 /// Bytes between `params` and the history.
 const MIDDLE: usize = 20;
 
+/// A model restored from a prior, ready to code the byte after its samples.
+pub(crate) enum Trained {
+    /// The mix model of every CM revision but 3, with its stream.
+    Cm(Box<Cm>, CmStream),
+    /// CM revision 3 (the `fast` preset's [`FastCm`]).
+    Fast(Box<FastCm>),
+}
+
+/// Restores the model of `cm` from a snapshot of walk `walk` (revision 3:
+/// [`FastCm::restore`], walk 0 only; doc/FORMAT.md section 11).
+fn restore_model(
+    cm: &CmConfig,
+    snapshot: &[u8],
+    state_len: u64,
+    history_len: usize,
+    walk: u8,
+) -> std::result::Result<Trained, String> {
+    if cm.revision == 3 {
+        if walk != 0 {
+            return Err(format!("walk {walk}: a CM revision 3 prior has walk 0"));
+        }
+        return FastCm::restore(cm, snapshot, state_len, history_len)
+            .map(|m| Trained::Fast(Box::new(m)));
+    }
+    Cm::restore_walk(cm, snapshot, state_len, history_len, walk)
+        .map(|(m, st)| Trained::Cm(Box::new(m), st))
+}
+
 /// A loaded prior: shared, immutable, cheap to clone.
 #[derive(Clone)]
 pub struct Prior(Arc<Inner>);
@@ -75,7 +103,7 @@ struct Inner {
     /// first block takes it; later blocks restore their own from the
     /// snapshot (a fresh model's untouched tables cost no memory traffic,
     /// where a copy of the whole state would).
-    first: Mutex<Option<(Cm, CmStream)>>,
+    first: Mutex<Option<Trained>>,
     file_len: usize,
 }
 
@@ -115,11 +143,6 @@ fn u32_at(b: &[u8], at: usize) -> u32 {
 /// without a network (neither a parallel nor a serial one).
 fn mix_of(model: &Model) -> Result<MixConfig> {
     match model {
-        // CM revision 3 (the `fast` preset's FastCm) has no state walk yet.
-        Model::Mix(m) if m.cm.revision == 3 => Err(Error::InvalidOption(format!(
-            "priors need a CM revision other than 3 (presets default and max); the fast preset's CM revision {} has no prior support yet",
-            m.cm.revision
-        ))),
         Model::Mix(m) if m.neural.is_none() && m.serial.is_none() => Ok(m.clone()),
         other => Err(Error::InvalidOption(format!(
             "priors need a context-mixing model without a network (presets fast, default, max); not {}",
@@ -135,6 +158,7 @@ fn mix_of(model: &Model) -> Result<MixConfig> {
 /// 11): 1 where revision 9's shortcut exists (walk 0 leaves its mixer
 /// fresh, so a restored model would not code as the trained one), 0 before
 /// (the same walk, and the same bytes as the priors written before walk 1).
+/// Revision 3 (`FastCm`) has one walk, 0.
 fn walk_of(cm: &CmConfig) -> u8 {
     u8::from(cm.since(9))
 }
@@ -207,7 +231,14 @@ impl Prior {
         }
         let cm = prior_cm(&mix.cm, history.len(), table_bits, match_bits);
         let walk = walk_of(&cm);
-        let snapshot = Cm::snapshot_walk(&cm, &history, walk).map_err(Error::InvalidOption)?;
+        let (snapshot, state_len) = if cm.revision == 3 {
+            (FastCm::snapshot(&cm, &history), FastCm::state_len(&cm))
+        } else {
+            (
+                Cm::snapshot_walk(&cm, &history, walk).map_err(Error::InvalidOption)?,
+                Cm::state_len_walk(&cm, walk),
+            )
+        };
         let params = crate::params::write_mix(&mix);
         let mut b = Vec::with_capacity(FIXED + params.len() + MIDDLE + history.len() + 8);
         b.extend_from_slice(&PRIOR_MAGIC);
@@ -218,7 +249,7 @@ impl Prior {
         b.extend_from_slice(&params);
         b.extend_from_slice(&[cm.table_bits, cm.match_bits, walk, 0]);
         b.extend_from_slice(&(history.len() as u32).to_le_bytes());
-        b.extend_from_slice(&Cm::state_len_walk(&cm, walk).to_le_bytes());
+        b.extend_from_slice(&state_len.to_le_bytes());
         b.extend_from_slice(&(snapshot.len() as u32).to_le_bytes());
         b.extend_from_slice(&history);
         b.extend_from_slice(&snapshot);
@@ -312,12 +343,6 @@ impl Prior {
                 "model parameters with a network (priors hold the CM only)",
             ));
         }
-        if mix.cm.revision == 3 {
-            return Err(bad(format!(
-                "CM revision {} (priors exist for every revision but 3)",
-                mix.cm.revision
-            )));
-        }
         let m = FIXED + params_len;
         let (table_bits, match_bits, walk) = (b[m], b[m + 1], b[m + 2]);
         if walk > sep_cm::MAX_WALK {
@@ -369,7 +394,7 @@ impl Prior {
         // model, and every restored position against the history, here:
         // blocks coded with the prior copy the model restored once.
         let snapshot = snap_at..end;
-        let trained = Cm::restore_walk(&cm, &b[snapshot.clone()], state_len, history.len(), walk)
+        let trained = restore_model(&cm, &b[snapshot.clone()], state_len, history.len(), walk)
             .map_err(bad)?;
         let file_len = b.len();
         Ok(Prior(Arc::new(Inner {
@@ -493,10 +518,10 @@ impl Prior {
     }
 
     /// A fresh copy of the trained model and its stream.
-    pub(crate) fn restore(&self) -> (Cm, CmStream) {
+    pub(crate) fn restore(&self) -> Trained {
         let first = self.0.first.lock().map(|mut f| f.take()).unwrap_or(None);
         first.unwrap_or_else(|| {
-            Cm::restore_walk(
+            restore_model(
                 &self.0.cm,
                 &self.0.file[self.0.snapshot.clone()],
                 self.0.state_len,

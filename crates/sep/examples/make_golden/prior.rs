@@ -85,4 +85,64 @@ pub(crate) fn prior_files(files: &mut Files) {
     );
     files.insert("prior-v1/builtin-text.grammar.sep".into(), archive);
     files.insert("prior-v1/MANIFEST.tsv".into(), manifest.into_bytes());
+    fast_r3_files(files, &grammar);
+}
+
+/// Priors of CM revision 3 (the `fast` preset's `FastCm`, 2026-12): a prior
+/// trained on the first 2000 bytes of `grammar.lsp` with the fast preset of
+/// CM revision 3 (pinned), and archives coded with it, in their own
+/// manifest (`prior-v1/MANIFEST-r3.tsv`, checked by
+/// crates/sep/tests/prior_fast.rs), so the files above stay as they are.
+fn fast_r3_files(files: &mut Files, grammar: &[u8]) {
+    use sep::Prior;
+    let dir = golden_dir().join("inputs");
+    let mut manifest = String::from(
+        "# file\tprior file (archives) or samples (priors)\tinput\tbytes\txxh3_64 of the input, or the prior id\n",
+    );
+    let fast_r3 = Model::Mix(MixConfig {
+        cm: CmConfig {
+            orders: 0b0010_1111,
+            word: true,
+            sparse: false,
+            record: false,
+            long: 0,
+            match_min: 6,
+            match2_min: 0,
+            table_bits: 22,
+            match_bits: 20,
+            selectors: 0b0011,
+            apms: 1,
+            image: false,
+            revision: 3,
+        },
+        neural: None,
+        serial: None,
+    });
+    let bytes = Prior::train(&fast_r3, &[&grammar[..2000]]).expect("train");
+    let prior = Prior::from_bytes(&bytes).expect("load");
+    let prior_name = "fast-r3.grammar-head.sepp";
+    manifest += &format!(
+        "{prior_name}\tgrammar.lsp[..2000]\t-\t{}\t{}\n",
+        bytes.len(),
+        prior.id_hex()
+    );
+    files.insert(format!("prior-v1/{prior_name}"), bytes);
+    for input in ["grammar.lsp", "obj1.head4096"] {
+        let data = std::fs::read(dir.join(input)).expect("input");
+        let options = Options {
+            model: prior.model(),
+            prior: Some(prior.clone()),
+            ..Options::default()
+        };
+        let archive = sep::compress(&data, &options).expect("compress");
+        let short = input.split('.').next().expect("name");
+        let archive_name = format!("fast-r3.{short}.sep");
+        manifest += &format!(
+            "{archive_name}\t{prior_name}\t{input}\t{}\t{:016x}\n",
+            data.len(),
+            xxhash_rust::xxh3::xxh3_64(&data)
+        );
+        files.insert(format!("prior-v1/{archive_name}"), archive);
+    }
+    files.insert("prior-v1/MANIFEST-r3.tsv".into(), manifest.into_bytes());
 }
