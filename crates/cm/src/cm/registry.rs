@@ -41,6 +41,7 @@ use crate::models::pixel4::Pixel4Contexts;
 use crate::models::record::RecordContexts;
 use crate::models::sparse::SparseContexts;
 use crate::models::text::TextContexts;
+use crate::models::text16::Text16Contexts;
 use crate::models::word::WordContexts;
 use crate::models::words8::Words8Contexts;
 use crate::models::x86::X86Contexts;
@@ -80,6 +81,10 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
     // markup and code-point contexts after the text family's.
     if config.word && config.since(7) {
         f.push(Box::new(Words8Contexts::new(config.since(8))));
+    }
+    // Revision 16 (doc/FORMAT.md 4.27.1): direct contexts, the last word.
+    if config.word && config.since(16) {
+        f.push(Box::new(Text16Contexts::new()));
     }
     f
 }

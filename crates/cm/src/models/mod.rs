@@ -52,6 +52,7 @@ pub(crate) mod pixel4;
 pub(crate) mod record;
 pub(crate) mod sparse;
 pub(crate) mod text;
+pub(crate) mod text16;
 pub(crate) mod word;
 pub(crate) mod words8;
 pub(crate) mod x86;

@@ -1,0 +1,168 @@
+//! The text family of CM revision 16 (doc/FORMAT.md 4.27.1: the `max`
+//! line's seventh round), after the configured families: a second kind of
+//! estimate for the text contexts, per-bit inputs of the main mixer.
+//!
+//! - **Direct contexts.** For [`DIRECT`] contexts (orders 2, 3, 4 and 6,
+//!   the current word with the last byte, and that with the previous word)
+//!   a table of 16-bit probabilities, one per context, nibble and node of
+//!   the nibble's bit tree, each with its count of updates: a slot learns
+//!   at rate `2 / (2n + 3)` after `n` updates, then at the floor
+//!   `2 / (2 LIMIT + 3)` (ideas of the published ZPAQ "CM" component; no
+//!   code taken). Where the bit-history states of the shared table forget
+//!   how many times a long context was right, these count. Each gives one
+//!   mixer input per bit (its stretched probability; 0 while the slot is
+//!   new).
+//! - No last mixer: a small mixer over the final probability and these
+//!   inputs (weight sets by partial byte, match state, classes of the last
+//!   two bytes), averaged with the final probability, paid 0.02% on a
+//!   `book1` head and was left out (doc/FORMAT.md 4.27.1).
+//!
+//! Every context and input is declared here; everything is integer.
+
+use super::{ByteCtx, ContextModel, hash2};
+use crate::logistic::stretch;
+
+/// Direct contexts (and so per-bit mixer inputs).
+pub(crate) const DIRECT: usize = 6;
+/// log2 of each direct context's buckets (16 u32 each: a check word and
+/// the 15 nodes of a nibble's bit tree).
+const BUCKET_BITS: u32 = 19;
+/// The count at which a slot's rate stops falling.
+const LIMIT: u32 = 1023;
+
+/// Bytes the family allocates: the direct tables.
+pub(crate) const MEMORY: u64 = ((DIRECT as u64) << BUCKET_BITS) * 64;
+
+/// `2^16 * 2 / (2n + 3)` for every count.
+fn rates() -> Vec<u32> {
+    (0..=LIMIT).map(|n| 131_072 / (2 * n + 3)).collect()
+}
+
+/// The revision-16 text family.
+#[derive(Debug, Clone)]
+pub(crate) struct Text16Contexts {
+    /// Every context's buckets, context `k` at `k << BUCKET_BITS`.
+    t: Vec<u32>,
+    /// This byte's context hashes.
+    h: [u32; DIRECT],
+    /// This nibble's bucket (index of its check word) per context.
+    base: [usize; DIRECT],
+    /// This bit's slot per context.
+    slot: [usize; DIRECT],
+    /// The rate of each count ([`rates`]).
+    rate: Vec<u32>,
+    /// Whether this bit was predicted (and so its slots learn), and
+    /// whether the byte's contexts are set.
+    predicted: bool,
+    active: bool,
+}
+
+impl Text16Contexts {
+    /// A fresh family.
+    pub fn new() -> Self {
+        let t = vec![0u32; (DIRECT << BUCKET_BITS) * 16];
+        sep_kernels::advise_huge_pages(&t);
+        Text16Contexts {
+            t,
+            h: [0; DIRECT],
+            base: [0; DIRECT],
+            slot: [0; DIRECT],
+            rate: rates(),
+            predicted: false,
+            active: false,
+        }
+    }
+
+    /// Finds (or claims) every context's bucket for the nibble that
+    /// starts with partial byte `c0`.
+    fn find(&mut self, c0: u32) {
+        for k in 0..DIRECT {
+            let b = hash2(self.h[k], c0);
+            let i = ((k << BUCKET_BITS) | (b >> (32 - BUCKET_BITS)) as usize) * 16;
+            let check = b | 1;
+            if self.t[i] != check {
+                self.t[i] = check;
+                self.t[i + 1..i + 16].fill(0);
+            }
+            self.base[k] = i;
+        }
+    }
+}
+
+/// A slot's probability of a 1 (16 bits) and count.
+#[inline]
+fn unpack(v: u32) -> (u32, u32) {
+    ((v >> 16) ^ 0x8000, v & 0xFFFF)
+}
+
+impl ContextModel for Text16Contexts {
+    fn contexts(&self) -> usize {
+        0
+    }
+
+    fn hashes(&self, _ctx: &ByteCtx<'_>, _out: &mut [u32]) {}
+
+    fn bit_inputs(&self) -> usize {
+        DIRECT
+    }
+
+    fn begin_byte(&mut self, ctx: &ByteCtx<'_>) {
+        let c4 = ctx.c4();
+        let c8 = ctx.c8();
+        let w = &ctx.st.words;
+        let c1 = c4 & 0xFF;
+        let word = hash2(w.word ^ 0x7A11, c1);
+        self.h = [
+            hash2(c4 & 0xFFFF, 0x1602),
+            hash2(c4 & 0xFF_FFFF, 0x1603),
+            hash2(c4, 0x1604),
+            hash2(hash2(c4, c8 & 0xFFFF), 0x1606),
+            word,
+            hash2(word, w.word_prev ^ 0x1607),
+        ];
+        self.active = true;
+        self.predicted = false;
+    }
+
+    fn predict_bit(&mut self, c0: u32, i: u32, out: &mut [i32]) {
+        if !self.active {
+            out.fill(0);
+            return;
+        }
+        if i == 7 || i == 3 {
+            self.find(c0);
+        }
+        let done = 7 - i;
+        let nib = (1 << (done % 4)) | (c0 & ((1 << (done % 4)) - 1));
+        for (k, o) in out.iter_mut().enumerate() {
+            let s = self.base[k] + nib as usize;
+            self.slot[k] = s;
+            let (p, n) = unpack(self.t[s]);
+            *o = if n == 0 {
+                0
+            } else {
+                stretch(p.clamp(1, 65535))
+            };
+        }
+        self.predicted = true;
+    }
+
+    fn update_bit(&mut self, bit: u32) {
+        if self.predicted {
+            let target: u32 = if bit == 1 { 65535 } else { 0 };
+            for &s in &self.slot {
+                let (p, n) = unpack(self.t[s]);
+                let r = i64::from(self.rate[n as usize]);
+                let p = (i64::from(p) + (((i64::from(target) - i64::from(p)) * r) >> 16))
+                    .clamp(0, 65535) as u32;
+                let n = (n + 1).min(LIMIT);
+                self.t[s] = ((p ^ 0x8000) << 16) | n;
+            }
+            self.predicted = false;
+        }
+    }
+
+    fn observe(&mut self, _data: &[u8], _pos: usize, _byte: u8) {
+        self.active = false;
+    }
+}
