@@ -8,7 +8,7 @@
 //! - [`PREDICTORS`] simple neighbour predictors per byte, those of the
 //!   first channel taking their gradients from the neighbours' second
 //!   channel, the others moved by the previous channel's difference;
-//! - their blend, each weighted by the inverse square of its absolute
+//! - their blend, each weighted by the inverse cube of its summed absolute
 //!   errors at the causal neighbours of the same channel, corrected by
 //!   the mean blended error seen in its situation (channel, error level,
 //!   signs of the blended error at W and N);
@@ -198,13 +198,12 @@ impl Image16Contexts {
             // The second channel of the neighbours (this pixel's is not
             // known yet): its gradients in place of the first channel's.
             let g = pb - 1;
-            let (gw, gn, gnw, gne) = (at(0, 0, g), at(1, -1, g), at(1, 0, g), at(1, -2, g));
+            let (gw, gn, gnw) = (at(0, 0, g), at(1, -1, g), at(1, 0, g));
             px = w;
             pred[9] = n + gw - gnw;
             pred[10] = w + gn - gnw;
             pred[11] = ne + gw - gn;
             pred[12] = (n + gw - gnw + w + gn - gnw + 1) >> 1;
-            let _ = gne;
         }
         // Each predictor's error at the causal neighbours.
         let mut err = [1u32; PREDICTORS];
@@ -235,7 +234,8 @@ impl Image16Contexts {
         }
         let (mut num, mut den) = (0i64, 0i64);
         for (&p, &e) in pred.iter().zip(&err) {
-            let wt = (1i64 << 30) / (i64::from(e) * i64::from(e));
+            let e = i64::from(e);
+            let wt = (1i64 << 40) / (e * e * e);
             num += wt * i64::from(p.clamp(0, 255));
             den += wt;
         }
@@ -337,7 +337,7 @@ impl ContextModel for Image16Contexts {
             .apm
             .refine_stretched(stretch(p.clamp(1, 65535)), self.apm_row + c0 as usize);
         self.pending = true;
-        ((p * 3 + a + 2) / 4).clamp(1, 65535)
+        (p + a).div_ceil(2).clamp(1, 65535)
     }
 
     /// Keeps the predictors' errors at this byte and learns the bias.
