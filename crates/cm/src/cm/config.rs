@@ -156,9 +156,11 @@ impl CmConfig {
             // Revision 14, 24/32-bit images (4.25.1): the two final APMs
             // and the last mixer (models/image14.rs).
             + if self.since(14) { crate::models::image14::MEMORY } else { 0 }
-            // Revision 16 text (4.27.1): the direct tables and last mixer
+            // Revision 16 text (4.27.1): the direct tables
             // (models/text16.rs).
             + if self.since(16) && self.word { crate::models::text16::MEMORY } else { 0 }
+            // Revision 16, 24/32-bit images (4.27.2): the blend's error ring, input tables, bias table and APM (models/image16.rs).
+            + if self.since(16) { crate::models::image16::MEMORY } else { 0 }
             // Revision 7, spreadsheets (4.18.4): the cell family's per-bit
             // tables (models/biff7.rs).
             + if self.since(7) { crate::models::biff7::MEMORY } else { 0 }

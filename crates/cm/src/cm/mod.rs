@@ -117,6 +117,9 @@ pub struct Cm {
     /// size, and its context for the current byte.
     byte_selector: Option<(usize, usize)>,
     byte_selector_ctx: usize,
+    /// Revision 16 (doc/FORMAT.md 4.27.2): the detected kind's family whose
+    /// selector replaces the text selectors.
+    kind_selector: Option<usize>,
     /// Families with per-bit inputs, and how many inputs they add in all.
     bit_families: Vec<usize>,
     bit_inputs: usize,
@@ -205,6 +208,7 @@ impl Cm {
             config: *config,
             byte_selector: None,
             byte_selector_ctx: 0,
+            kind_selector: None,
             bit_families: Vec::new(),
             bit_inputs: 0,
             apm_byte: None,
@@ -307,14 +311,21 @@ impl Cm {
             .map(|k| sizes[k])
             .chain(self.direct.serial.then_some(SerialInput::SELECTOR))
             .collect();
-        if self.extra_selectors {
-            chosen.push(256);
-        }
-        if self.config.revision >= 4 {
-            chosen.push(REV4_CLASS_SETS);
-        }
-        if self.config.since(6) {
-            chosen.push(REV6_CLASS_BYTE_SETS);
+        self.kind_selector = (!configured && self.config.since(16))
+            .then(|| families.iter().position(|f| f.kind_selector_size() > 0))
+            .flatten();
+        if let Some(k) = self.kind_selector {
+            chosen.push(families[k].kind_selector_size());
+        } else {
+            if self.extra_selectors {
+                chosen.push(256);
+            }
+            if self.config.revision >= 4 {
+                chosen.push(REV4_CLASS_SETS);
+            }
+            if self.config.since(6) {
+                chosen.push(REV6_CLASS_BYTE_SETS);
+            }
         }
         self.text_mix = configured && self.config.since(7);
         self.kindmix_install(configured);
@@ -619,18 +630,24 @@ impl Cm {
             self.mixer.select(k, serial_sel);
             k += 1;
         }
-        if self.extra_selectors {
-            self.mixer.select(k, self.sse_byte.c2 as usize);
+        if let Some(f) = self.kind_selector {
+            // Revision 16 (4.27.2): the kind's selector.
+            self.mixer.select(k, self.families[f].kind_selector(c0, i));
             k += 1;
-        }
-        if self.config.revision >= 4 {
-            self.mixer.select(k, self.classes * 8 + i as usize);
-            k += 1;
-        }
-        if self.config.since(6) {
-            // The classes of the last two bytes with the partial byte.
-            self.mixer.select(k, (self.classes >> 4) << 8 | c0 as usize);
-            k += 1;
+        } else {
+            if self.extra_selectors {
+                self.mixer.select(k, self.sse_byte.c2 as usize);
+                k += 1;
+            }
+            if self.config.revision >= 4 {
+                self.mixer.select(k, self.classes * 8 + i as usize);
+                k += 1;
+            }
+            if self.config.since(6) {
+                // The classes of the last two bytes with the partial byte.
+                self.mixer.select(k, (self.classes >> 4) << 8 | c0 as usize);
+                k += 1;
+            }
         }
         if self.text_mix && self.config.since(8) {
             // The longest order context seen, with the partial byte.

@@ -35,6 +35,7 @@ pub(crate) mod ibm10;
 pub(crate) mod image;
 pub(crate) mod image10;
 pub(crate) mod image14;
+pub(crate) mod image16;
 pub(crate) mod image7;
 pub(crate) mod indirect;
 pub(crate) mod jpeg;
@@ -116,6 +117,19 @@ pub(crate) trait ContextModel: std::fmt::Debug + Send + Sync + CloneFamily {
     /// family that gives one supplies it.
     fn apm_byte(&self, _ctx: &ByteCtx<'_>) -> Option<u32> {
         None
+    }
+
+    /// Revision 16 (doc/FORMAT.md 4.27.2): weight sets of a mixer selector
+    /// that a detected kind's family offers in place of the text
+    /// selectors (0: none). The first family that offers one supplies it.
+    fn kind_selector_size(&self) -> usize {
+        0
+    }
+
+    /// That selector's context for bit `i` (`c0` the bits so far with a
+    /// leading 1), below [`kind_selector_size`](Self::kind_selector_size).
+    fn kind_selector(&self, _c0: u32, _i: u32) -> usize {
+        0
     }
 
     /// Mixer inputs this family computes per bit, after every family's
