@@ -122,18 +122,19 @@ impl MixConfig {
             // third round's costlier models; revision 10 (section 4.21):
             // revision 8 plus revision 9's and the fourth round's; revision
             // 12 (section 4.23): revision 10 plus the fifth round's; revision
-            // 14 (section 4.25): revision 12 plus the sixth round's.
+            // 14 (section 4.25): revision 12 plus the sixth round's; revision
+            // 16 (section 4.27): revision 14 plus the seventh round's.
             Preset::Max => Some(MixConfig {
                 cm: CmConfig {
                     match_bits: 24,
-                    revision: 14,
+                    revision: 16,
                     ..full_cm(29)
                 },
                 neural: None,
                 serial: None,
             }),
             // `max` plus the serial LSTM: the two measure the network's
-            // worth. `max`'s CM revision (6, then 8, 10, 12, now 14) has room for the network's
+            // worth. `max`'s CM revision (6, then 8, 10, 12, 14, now 16) has room for the network's
             // inputs in its 64-input mixer (doc/FORMAT.md 4.16); archives
             // of the earlier `ultra` (revision 2 with the network) decode
             // as before.
@@ -280,11 +281,11 @@ mod tests {
         let r9 = MixConfig::preset(Preset::Default).expect("mix preset");
         assert_eq!(r9.cm.revision, 9);
         let max = MixConfig::preset(Preset::Max).expect("mix preset");
-        assert_eq!(max.cm.revision, 14);
+        assert_eq!(max.cm.revision, 16);
         let p = params::write_mix(&r9);
         assert_eq!(p[1], 9);
         assert_eq!(params::read_mix(&p, 1, 0), Ok(r9.clone()));
-        for r in [1, 2, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14] {
+        for r in [1, 2, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15, 16] {
             let mut older = p.clone();
             older[1] = r;
             assert_eq!(params::read_mix(&older, 1, 0).unwrap().cm.revision, r);

@@ -195,8 +195,10 @@ fn models() -> Vec<(&'static str, Model)> {
         ("max-r10", preset_r(Preset::Max, 10)),
         // CM revision 12 (4.23), the `max` before revision 14.
         ("max-r12", preset_r(Preset::Max, 12)),
-        // CM revision 14 (4.25): today's `max`.
+        // CM revision 14 (4.25): `max` before revision 16.
         ("max-r14", preset_r(Preset::Max, 14)),
+        // CM revision 16 (4.27): today's `max`.
+        ("max-r16", preset_r(Preset::Max, 16)),
         // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13),
         // pinned at CM revision 2 (the revision `max` had then), and at
         // revision 6, and at revision 8 (today's `ultra`).
@@ -210,8 +212,10 @@ fn models() -> Vec<(&'static str, Model)> {
         ("ultra-r12-k2", ultra_kind2(12)),
         ("ultra-r14", ultra_r(14)),
         // Serial network kind 3 (doc/FORMAT.md 4.13.2: kind 2 with the
-        // trained weights installed 16 bytes late): today's `ultra`.
+        // trained weights installed 16 bytes late): `ultra` from stop 31
+        // (CM revision 16).
         ("ultra-r14-k3", ultra_kind3(14, 16)),
+        ("ultra-r16-k3", ultra_kind3(16, 16)),
         // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
         // section 4.14).
         ("fast-r3", fast_r3()),
@@ -242,13 +246,25 @@ fn fast_r3() -> Model {
     })
 }
 
-/// `preset` with its CM at revision `revision` (pinned).
+/// `preset` with its CM at revision `revision` (pinned: `max` and `ultra`
+/// wrote `table_bits` 27 up to revision 14, 29 from revision 16).
 fn preset_r(preset: Preset, revision: u8) -> Model {
     match Model::mix_preset(preset) {
-        Model::Mix(m) => Model::Mix(MixConfig {
-            cm: CmConfig { revision, ..m.cm },
-            ..m
-        }),
+        Model::Mix(m) => {
+            let table_bits = if matches!(preset, Preset::Max | Preset::Ultra) && revision <= 14 {
+                27
+            } else {
+                m.cm.table_bits
+            };
+            Model::Mix(MixConfig {
+                cm: CmConfig {
+                    revision,
+                    table_bits,
+                    ..m.cm
+                },
+                ..m
+            })
+        }
         other => other,
     }
 }
@@ -367,6 +383,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r10",
             "max-r12",
             "max-r14",
+            "max-r16",
         ];
         if ["mix2", "default-r1", "default-r2"].contains(&name) || detecting.contains(&name) {
             for input in [
@@ -399,6 +416,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r10",
             "max-r12",
             "max-r14",
+            "max-r16",
         ]
         .contains(&name)
         {
