@@ -5,35 +5,11 @@
 //! image) and a generated image smaller than revision 14.
 
 mod common;
-use common::{
-    coded_len, config, kodim23_crop, noise, round_trip_each, soft_bmp, soft_pnm, soft_tga32,
-};
+use common::{coded_len, config, image_cases, kodim23_crop, round_trip_each, soft_pnm, soft_tga32};
 
 #[test]
 fn revisions_14_and_16_round_trip_images_and_lying_headers() {
-    let mut lying = b"P6\n300 200\n255\n".to_vec();
-    lying.extend(noise(2000, 5));
-    let mut narrow = b"P6\n1 40\n255\n".to_vec();
-    narrow.extend(noise(120, 8));
-    let mut huge = b"P6\n999999 999999\n255\n".to_vec();
-    huge.extend(noise(500, 9));
-    let mut real = kodim23_crop(300, 200, 24, 16).unwrap_or_else(|| soft_pnm(24, 16, 3));
-    real.truncate(real.len() - 100);
-    let inputs = [
-        Vec::new(),
-        b"x".to_vec(),
-        soft_pnm(37, 23, 3),
-        soft_bmp(37, 21),
-        soft_tga32(23, 19),
-        lying,
-        narrow,
-        huge,
-        real,
-        b"P6\n1 1\n255\n\x01\x02\x03".to_vec(),
-        soft_pnm(64, 64, 3)[..5000].to_vec(),
-        soft_pnm(8, 8, 3)[..9].to_vec(),
-    ];
-    round_trip_each(&[14, 16], &inputs, false);
+    round_trip_each(&[14, 16], &image_cases(), false);
 }
 
 #[test]

@@ -4,8 +4,9 @@
 //! prior files, code the same bits with one thread or two, and keep the
 //! golden fast priors of tests/golden/prior-v1 (MANIFEST-r3.tsv) decoding.
 
-use sep::{Decoder, Error, Model, Options, Preset, Prior};
-use std::io::Read;
+mod common;
+use common::{assert_prior_archives_agree_across_threads, decode_with_prior, prior_options};
+use sep::{Error, Model, Options, Preset, Prior};
 use std::path::PathBuf;
 
 /// URL-and-JSON-like records: the samples and the files share their
@@ -46,24 +47,6 @@ fn prior(first: u32) -> Prior {
     Prior::from_bytes(&train(first, 40)).unwrap()
 }
 
-fn options(p: &Prior) -> Options {
-    Options {
-        model: p.model(),
-        prior: Some(p.clone()),
-        ..Options::default()
-    }
-}
-
-fn decode(archive: &[u8], p: Option<&Prior>, threads: usize) -> sep::Result<Vec<u8>> {
-    let mut out = Vec::new();
-    Decoder::new(archive)?
-        .with_prior(p.cloned())
-        .with_threads(threads)
-        .read_to_end(&mut out)
-        .map_err(Error::from_io)?;
-    Ok(out)
-}
-
 #[test]
 fn a_fast_prior_round_trips_and_pays() {
     let p = prior(0);
@@ -71,10 +54,10 @@ fn a_fast_prior_round_trips_and_pays() {
     let mut total = (0, 0);
     for i in 1000..1005 {
         let file = record(i);
-        let with = sep::compress(&file, &options(&p)).unwrap();
+        let with = sep::compress(&file, &prior_options(&p)).unwrap();
         let header = sep::read_header(&mut &with[..]).unwrap();
         assert_eq!(header.prior_id, Some(p.id()));
-        assert_eq!(decode(&with, Some(&p), 1).unwrap(), file);
+        assert_eq!(decode_with_prior(&with, Some(&p), 1).unwrap(), file);
         let without = sep::compress(
             &file,
             &Options {
@@ -111,20 +94,23 @@ fn training_is_deterministic_and_the_file_is_a_revision_3_prior() {
     let packed = Prior::pack(&a).unwrap();
     let q = Prior::from_bytes(&packed).unwrap();
     assert_eq!(q.id(), p.id());
-    let archive = sep::compress(&record(77), &options(&p)).unwrap();
-    assert_eq!(decode(&archive, Some(&q), 1).unwrap(), record(77));
+    let archive = sep::compress(&record(77), &prior_options(&p)).unwrap();
+    assert_eq!(
+        decode_with_prior(&archive, Some(&q), 1).unwrap(),
+        record(77)
+    );
 }
 
 #[test]
 fn the_wrong_fast_prior_or_none_fails_with_its_id() {
     let p = prior(0);
     let q = prior(500);
-    let archive = sep::compress(&record(7), &options(&p)).unwrap();
-    match decode(&archive, None, 1) {
+    let archive = sep::compress(&record(7), &prior_options(&p)).unwrap();
+    match decode_with_prior(&archive, None, 1) {
         Err(Error::PriorNeeded { id }) => assert_eq!(id, p.id_hex()),
         other => panic!("{other:?}"),
     }
-    let e = decode(&archive, Some(&q), 1).unwrap_err();
+    let e = decode_with_prior(&archive, Some(&q), 1).unwrap_err();
     assert!(matches!(e, Error::PriorMismatch { .. }), "{e}");
     let line = e.to_string();
     assert!(line.contains(&p.id_hex()) && !line.contains('\n'), "{line}");
@@ -145,7 +131,7 @@ fn the_wrong_fast_prior_or_none_fails_with_its_id() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("trained for"), "{e}");
-    assert!(decode(&archive, Some(&d), 1).is_err());
+    assert!(decode_with_prior(&archive, Some(&d), 1).is_err());
 }
 
 /// Rewrites the checksum of a version-1 prior file, so that the field
@@ -235,33 +221,11 @@ fn a_damaged_fast_prior_is_refused() {
 fn fast_prior_archives_are_the_same_for_every_thread_count() {
     let p = prior(0);
     let data: Vec<u8> = (2000..2012).flat_map(record).collect();
-    let base = Options {
-        block_size: Some(4096),
-        ..options(&p)
-    };
-    let one = sep::compress(
-        &data,
-        &Options {
-            threads: 1,
-            ..base.clone()
-        },
-    )
-    .unwrap();
-    let two = sep::compress(
-        &data,
-        &Options {
-            threads: 2,
-            ..base.clone()
-        },
-    )
-    .unwrap();
-    assert_eq!(one, two);
-    assert_eq!(decode(&one, Some(&p), 2).unwrap(), data);
-    assert_eq!(decode(&one, Some(&p), 1).unwrap(), data);
+    assert_prior_archives_agree_across_threads(&p, &data);
     // The empty input and one byte.
     for x in [&b""[..], b"x"] {
-        let a = sep::compress(x, &options(&p)).unwrap();
-        assert_eq!(decode(&a, Some(&p), 1).unwrap(), x);
+        let a = sep::compress(x, &prior_options(&p)).unwrap();
+        assert_eq!(decode_with_prior(&a, Some(&p), 1).unwrap(), x);
     }
 }
 
@@ -301,9 +265,13 @@ fn golden_fast_priors_load_and_their_archives_decode() {
         );
         let header = sep::read_header(&mut &data[..]).expect("header");
         assert_eq!(header.prior_id, Some(p.id()), "{file}");
-        assert_eq!(decode(&data, Some(&p), 1).unwrap(), original, "{file}");
         assert_eq!(
-            sep::compress(&original, &options(&p)).unwrap(),
+            decode_with_prior(&data, Some(&p), 1).unwrap(),
+            original,
+            "{file}"
+        );
+        assert_eq!(
+            sep::compress(&original, &prior_options(&p)).unwrap(),
             data,
             "{file}: the encoder writes other bytes"
         );

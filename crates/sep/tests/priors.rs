@@ -1,6 +1,8 @@
 //! Priors (issue 20): train, compress and decompress with one, and every way
 //! of decoding without the right one fails before any output.
 
+mod common;
+use common::{assert_prior_archives_agree_across_threads, decode_with_prior, prior_options};
 use sep::{Decoder, Error, Model, Options, Preset, Prior};
 use std::io::Read;
 
@@ -30,33 +32,15 @@ fn prior(preset: Preset, first: u32) -> Prior {
     Prior::from_bytes(&Prior::train(&Model::mix_preset(preset), &refs).unwrap()).unwrap()
 }
 
-fn options(p: &Prior) -> Options {
-    Options {
-        model: p.model(),
-        prior: Some(p.clone()),
-        ..Options::default()
-    }
-}
-
-fn decode(archive: &[u8], p: Option<&Prior>, threads: usize) -> sep::Result<Vec<u8>> {
-    let mut out = Vec::new();
-    Decoder::new(archive)?
-        .with_prior(p.cloned())
-        .with_threads(threads)
-        .read_to_end(&mut out)
-        .map_err(Error::from_io)?;
-    Ok(out)
-}
-
 #[test]
 fn a_prior_round_trips_and_pays() {
     for preset in [Preset::Default, Preset::Max] {
         let p = prior(preset, 0);
         let file = record(1000);
-        let with = sep::compress(&file, &options(&p)).unwrap();
+        let with = sep::compress(&file, &prior_options(&p)).unwrap();
         let header = sep::read_header(&mut &with[..]).unwrap();
         assert_eq!(header.prior_id, Some(p.id()));
-        assert_eq!(decode(&with, Some(&p), 1).unwrap(), file);
+        assert_eq!(decode_with_prior(&with, Some(&p), 1).unwrap(), file);
         let without = sep::compress(
             &file,
             &Options {
@@ -78,41 +62,19 @@ fn a_prior_round_trips_and_pays() {
 fn archives_are_the_same_for_every_thread_count() {
     let p = prior(Preset::Default, 0);
     let data: Vec<u8> = (2000..2012).flat_map(record).collect();
-    let base = Options {
-        block_size: Some(4096),
-        ..options(&p)
-    };
-    let one = sep::compress(
-        &data,
-        &Options {
-            threads: 1,
-            ..base.clone()
-        },
-    )
-    .unwrap();
-    let two = sep::compress(
-        &data,
-        &Options {
-            threads: 2,
-            ..base.clone()
-        },
-    )
-    .unwrap();
-    assert_eq!(one, two);
-    assert_eq!(decode(&one, Some(&p), 2).unwrap(), data);
-    assert_eq!(decode(&one, Some(&p), 1).unwrap(), data);
+    assert_prior_archives_agree_across_threads(&p, &data);
 }
 
 #[test]
 fn the_wrong_prior_or_none_fails_before_output() {
     let p = prior(Preset::Default, 0);
     let q = prior(Preset::Default, 50);
-    let archive = sep::compress(&record(7), &options(&p)).unwrap();
-    match decode(&archive, None, 1) {
+    let archive = sep::compress(&record(7), &prior_options(&p)).unwrap();
+    match decode_with_prior(&archive, None, 1) {
         Err(Error::PriorNeeded { id }) => assert_eq!(id, p.id_hex()),
         other => panic!("{other:?}"),
     }
-    let e = decode(&archive, Some(&q), 1).unwrap_err();
+    let e = decode_with_prior(&archive, Some(&q), 1).unwrap_err();
     assert!(matches!(e, Error::PriorMismatch { .. }), "{e}");
     assert!(e.to_string().contains(&p.id_hex()), "{e}");
     assert!(sep::decompress(&archive).is_err());
@@ -122,7 +84,7 @@ fn the_wrong_prior_or_none_fails_before_output() {
     assert!(d.read(&mut buf).is_err());
     // A prior given to an archive that needs none is ignored.
     let plain = sep::compress(&record(7), &Options::default()).unwrap();
-    assert_eq!(decode(&plain, Some(&p), 1).unwrap(), record(7));
+    assert_eq!(decode_with_prior(&plain, Some(&p), 1).unwrap(), record(7));
 }
 
 #[test]
@@ -143,6 +105,6 @@ fn a_prior_for_another_model_is_refused() {
 #[test]
 fn empty_input_needs_no_prior() {
     let p = prior(Preset::Default, 0);
-    let archive = sep::compress(b"", &options(&p)).unwrap();
+    let archive = sep::compress(b"", &prior_options(&p)).unwrap();
     assert_eq!(sep::decompress(&archive).unwrap(), b"");
 }

@@ -503,3 +503,66 @@ pub fn kodim23_crop(x0: usize, y0: usize, w: usize, h: usize) -> Option<Vec<u8>>
     }
     Some(out)
 }
+
+/// The x86 families' round-trip inputs: tiny inputs, an ELF file of this
+/// test binary's own code, a lying ELF header, program headers that put the
+/// code beyond the block, and a truncated ELF.
+pub fn x86_cases() -> Vec<Vec<u8>> {
+    let mut lying_elf = elf_file(real_code(4096), 3);
+    lying_elf[0x20] = 0xF0;
+    let mut far_code = elf_file(real_code(2048), 4);
+    far_code[64 + 56 + 8] = 0xFF;
+    let truncated = elf_file(real_code(4096), 5)[..3000].to_vec();
+    vec![
+        b"".to_vec(),
+        b"x".to_vec(),
+        b"\x7fELF\x02\x01\x01".to_vec(),
+        elf_file(real_code(8 << 10), 1),
+        lying_elf,
+        far_code,
+        truncated,
+    ]
+}
+
+/// Coded sizes of 160 KiB of this test binary's code in an ELF file at
+/// revisions `old` and `new`, with a 2^22-byte table (the tests' 2^18 slots
+/// would overfill). The margin depends on the build: assert only "smaller".
+pub fn x86_code_sizes(old: u8, new: u8) -> (usize, usize) {
+    let data = elf_file(real_code(160 << 10), 7);
+    let big = |revision| CmConfig {
+        table_bits: 22,
+        ..config(revision)
+    };
+    let (a, b) = (coded_len(&data, &big(old)), coded_len(&data, &big(new)));
+    eprintln!("revision {new} {b} bytes, revision {old} {a}");
+    (a, b)
+}
+
+/// The 24/32-bit image families' round-trip inputs: tiny inputs, generated
+/// PPM, BMP and TGA images, headers that lie (noise, a 1-pixel-wide image,
+/// a huge size), a truncated photograph crop (kodim23 when the corpus is
+/// there) and truncated images.
+pub fn image_cases() -> Vec<Vec<u8>> {
+    let mut lying = b"P6\n300 200\n255\n".to_vec();
+    lying.extend(noise(2000, 5));
+    let mut narrow = b"P6\n1 40\n255\n".to_vec();
+    narrow.extend(noise(120, 8));
+    let mut huge = b"P6\n999999 999999\n255\n".to_vec();
+    huge.extend(noise(500, 9));
+    let mut real = kodim23_crop(300, 200, 24, 16).unwrap_or_else(|| soft_pnm(24, 16, 3));
+    real.truncate(real.len() - 100);
+    vec![
+        Vec::new(),
+        b"x".to_vec(),
+        soft_pnm(37, 23, 3),
+        soft_bmp(37, 21),
+        soft_tga32(23, 19),
+        lying,
+        narrow,
+        huge,
+        real,
+        b"P6\n1 1\n255\n\x01\x02\x03".to_vec(),
+        soft_pnm(64, 64, 3)[..5000].to_vec(),
+        soft_pnm(8, 8, 3)[..9].to_vec(),
+    ]
+}

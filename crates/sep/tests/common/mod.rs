@@ -165,3 +165,50 @@ pub fn all_models() -> Vec<sep::Model> {
         tiny_hybrid(),
     ]
 }
+
+/// Options that code with prior `p` (its model, the prior).
+pub fn prior_options(p: &sep::Prior) -> sep::Options {
+    sep::Options {
+        model: p.model(),
+        prior: Some(p.clone()),
+        ..sep::Options::default()
+    }
+}
+
+/// Decodes `archive` with prior `p` (or none) on `threads` threads.
+pub fn decode_with_prior(
+    archive: &[u8],
+    p: Option<&sep::Prior>,
+    threads: usize,
+) -> sep::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    sep::Decoder::new(archive)?
+        .with_prior(p.cloned())
+        .with_threads(threads)
+        .read_to_end(&mut out)
+        .map_err(sep::Error::from_io)?;
+    Ok(out)
+}
+
+/// Codes `data` with prior `p` in 4 KiB blocks on one thread and on two:
+/// the archives must be identical and decode on one thread and on two.
+pub fn assert_prior_archives_agree_across_threads(p: &sep::Prior, data: &[u8]) {
+    let base = sep::Options {
+        block_size: Some(4096),
+        ..prior_options(p)
+    };
+    let with = |threads| {
+        sep::compress(
+            data,
+            &sep::Options {
+                threads,
+                ..base.clone()
+            },
+        )
+        .unwrap()
+    };
+    let (one, two) = (with(1), with(2));
+    assert_eq!(one, two);
+    assert_eq!(decode_with_prior(&one, Some(p), 2).unwrap(), data);
+    assert_eq!(decode_with_prior(&one, Some(p), 1).unwrap(), data);
+}
