@@ -7,7 +7,6 @@
 mod common;
 use common::{assert_prior_archives_agree_across_threads, decode_with_prior, prior_options};
 use sep::{Error, Model, Options, Preset, Prior};
-use std::path::PathBuf;
 
 /// URL-and-JSON-like records: the samples and the files share their
 /// structure, not their values.
@@ -229,53 +228,13 @@ fn fast_prior_archives_are_the_same_for_every_thread_count() {
     }
 }
 
-fn golden() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/prior-v1")
-}
-
 /// The fast priors of tests/golden/prior-v1 (MANIFEST-r3.tsv, written by
 /// crates/sep/examples/make_golden) load with their ids, and their archives
 /// decode to their inputs, forever.
 #[test]
 fn golden_fast_priors_load_and_their_archives_decode() {
-    let dir = golden();
-    let manifest = std::fs::read_to_string(dir.join("MANIFEST-r3.tsv")).expect("manifest");
-    let (mut priors, mut archives) = (0, 0);
-    for line in manifest.lines().filter(|l| !l.starts_with('#')) {
-        let [file, prior_or_samples, input, bytes, hash] = line.split('\t').collect::<Vec<_>>()[..]
-        else {
-            panic!("bad row {line}");
-        };
-        let data = std::fs::read(dir.join(file)).expect("file");
-        if file.ends_with(".sepp") {
-            let p = Prior::from_bytes(&data).unwrap_or_else(|e| panic!("{file}: {e}"));
-            assert_eq!(p.id_hex(), hash, "{file}: id changed");
-            assert_eq!(data.len().to_string(), bytes, "{file}");
-            assert_eq!(p.model(), Model::mix_preset(Preset::Fast), "{file}");
-            priors += 1;
-            continue;
-        }
-        let p = Prior::from_file(dir.join(prior_or_samples)).expect("prior");
-        let original = std::fs::read(dir.join("../inputs").join(input)).expect("input");
-        assert_eq!(original.len().to_string(), bytes, "{input}: size changed");
-        assert_eq!(
-            format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&original)),
-            hash,
-            "{input} changed"
-        );
-        let header = sep::read_header(&mut &data[..]).expect("header");
-        assert_eq!(header.prior_id, Some(p.id()), "{file}");
-        assert_eq!(
-            decode_with_prior(&data, Some(&p), 1).unwrap(),
-            original,
-            "{file}"
-        );
-        assert_eq!(
-            sep::compress(&original, &prior_options(&p)).unwrap(),
-            data,
-            "{file}: the encoder writes other bytes"
-        );
-        archives += 1;
-    }
-    assert_eq!((priors, archives), (1, 2));
+    let checked = common::check_golden_priors("MANIFEST-r3.tsv", |file, p| {
+        assert_eq!(p.model(), Model::mix_preset(Preset::Fast), "{file}");
+    });
+    assert_eq!(checked, (1, 2));
 }

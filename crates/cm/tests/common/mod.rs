@@ -543,6 +543,26 @@ pub fn x86_code_sizes(old: u8, new: u8) -> (usize, usize) {
 /// a huge size), a truncated photograph crop (kodim23 when the corpus is
 /// there) and truncated images.
 pub fn image_cases() -> Vec<Vec<u8>> {
+    let mut cases = vec![
+        Vec::new(),
+        b"x".to_vec(),
+        soft_pnm(37, 23, 3),
+        soft_bmp(37, 21),
+        soft_tga32(23, 19),
+    ];
+    cases.extend(lying_pnm_images());
+    cases.extend([
+        b"P6\n1 1\n255\n\x01\x02\x03".to_vec(),
+        soft_pnm(64, 64, 3)[..5000].to_vec(),
+        soft_pnm(8, 8, 3)[..9].to_vec(),
+    ]);
+    cases
+}
+
+/// PPM images whose headers lie: noise after the header, a width of one
+/// pixel, a size far past the data, and a photograph crop (kodim23 when the
+/// corpus is there) whose pixels end early.
+pub fn lying_pnm_images() -> [Vec<u8>; 4] {
     let mut lying = b"P6\n300 200\n255\n".to_vec();
     lying.extend(noise(2000, 5));
     let mut narrow = b"P6\n1 40\n255\n".to_vec();
@@ -551,18 +571,5 @@ pub fn image_cases() -> Vec<Vec<u8>> {
     huge.extend(noise(500, 9));
     let mut real = kodim23_crop(300, 200, 24, 16).unwrap_or_else(|| soft_pnm(24, 16, 3));
     real.truncate(real.len() - 100);
-    vec![
-        Vec::new(),
-        b"x".to_vec(),
-        soft_pnm(37, 23, 3),
-        soft_bmp(37, 21),
-        soft_tga32(23, 19),
-        lying,
-        narrow,
-        huge,
-        real,
-        b"P6\n1 1\n255\n\x01\x02\x03".to_vec(),
-        soft_pnm(64, 64, 3)[..5000].to_vec(),
-        soft_pnm(8, 8, 3)[..9].to_vec(),
-    ]
+    [lying, narrow, huge, real]
 }

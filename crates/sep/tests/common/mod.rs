@@ -212,3 +212,62 @@ pub fn assert_prior_archives_agree_across_threads(p: &sep::Prior, data: &[u8]) {
     assert_eq!(decode_with_prior(&one, Some(p), 2).unwrap(), data);
     assert_eq!(decode_with_prior(&one, Some(p), 1).unwrap(), data);
 }
+
+/// Checks the golden prior files listed in `tests/golden/prior-v1/MANIFEST`
+/// (written by crates/sep/examples/make_golden): each prior loads with its
+/// id and size (and passes `check_prior`), each archive's input is
+/// unchanged, its header names its prior, it decodes with that prior to the
+/// input and the encoder still writes its bytes; without a prior it decodes
+/// only when the prior is built in. Returns (priors, archives) checked.
+pub fn check_golden_priors(manifest: &str, check_prior: impl Fn(&str, &sep::Prior)) -> (u32, u32) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/prior-v1");
+    let manifest = std::fs::read_to_string(dir.join(manifest)).expect("manifest");
+    let (mut priors, mut archives) = (0, 0);
+    for line in manifest.lines().filter(|l| !l.starts_with('#')) {
+        let [file, prior_or_samples, input, bytes, hash] = line.split('\t').collect::<Vec<_>>()[..]
+        else {
+            panic!("bad row {line}");
+        };
+        let data = std::fs::read(dir.join(file)).expect("file");
+        if file.ends_with(".sepp") {
+            let p = sep::Prior::from_bytes(&data).unwrap_or_else(|e| panic!("{file}: {e}"));
+            assert_eq!(p.id_hex(), hash, "{file}: id changed");
+            assert_eq!(data.len().to_string(), bytes, "{file}");
+            check_prior(file, &p);
+            priors += 1;
+            continue;
+        }
+        // A built-in prior (crates/sep/priors) is found by its id alone.
+        let builtin = sep::Builtin::from_name(prior_or_samples)
+            .filter(|_| prior_or_samples.starts_with("builtin:"));
+        let p = match builtin {
+            Some(b) => sep::Prior::builtin(b),
+            None => sep::Prior::from_file(dir.join(prior_or_samples)).expect("prior"),
+        };
+        let original = std::fs::read(dir.join("../inputs").join(input)).expect("input");
+        assert_eq!(original.len().to_string(), bytes, "{input}: size changed");
+        assert_eq!(
+            format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&original)),
+            hash,
+            "{input} changed"
+        );
+        let header = sep::read_header(&mut &data[..]).expect("header");
+        assert_eq!(header.prior_id, Some(p.id()), "{file}");
+        let out = decode_with_prior(&data, Some(&p), 1).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(out == original, "{file}: decodes to different bytes");
+        assert!(
+            sep::compress(&original, &prior_options(&p)).unwrap() == data,
+            "{file}: the encoder writes other bytes"
+        );
+        if builtin.is_some() {
+            assert!(sep::decompress(&data).unwrap() == original, "{file}");
+        } else {
+            assert!(matches!(
+                sep::decompress(&data),
+                Err(sep::Error::PriorNeeded { .. })
+            ));
+        }
+        archives += 1;
+    }
+    (priors, archives)
+}
