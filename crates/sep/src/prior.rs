@@ -310,39 +310,8 @@ impl Prior {
     /// Loads a version-1 file.
     fn from_plain(file: Cow<'static, [u8]>) -> Result<Prior> {
         let b: &[u8] = &file;
-        if b.len() < FIXED || b[..4] != PRIOR_MAGIC {
-            return Err(bad("truncated header"));
-        }
-        if b[4] != PRIOR_VERSION {
-            return Err(bad(format!(
-                "prior_version {} is not supported (this sep reads {PRIOR_VERSION} and {PRIOR_VERSION_PACKED})",
-                b[4]
-            )));
-        }
-        if b[5..8] != [0, 0, 0] {
-            return Err(bad("reserved header bytes are not 0"));
-        }
-        let model_id = u16_at(b, 8);
-        if model_id != MIX_MODEL_ID {
-            return Err(bad(format!(
-                "model_id {model_id}: priors exist for the mix model (3) only"
-            )));
-        }
-        let params_len = usize::from(u16_at(b, 10));
-        if params_len > usize::from(MAX_PARAMS_LEN) {
-            return Err(bad(format!("params_len {params_len} is above 1024")));
-        }
-        if b.len() < FIXED + params_len + MIDDLE + 8 {
-            return Err(bad("truncated header"));
-        }
+        let (mix, params_len) = plain_header(b)?;
         let params = &b[FIXED..FIXED + params_len];
-        let mix = crate::params::read_mix(params, 1, 0)
-            .map_err(|e| bad(format!("invalid model parameters: {e}")))?;
-        if mix.neural.is_some() || mix.serial.is_some() {
-            return Err(bad(
-                "model parameters with a network (priors hold the CM only)",
-            ));
-        }
         let m = FIXED + params_len;
         let (table_bits, match_bits, walk) = (b[m], b[m + 1], b[m + 2]);
         if walk > sep_cm::MAX_WALK {
@@ -584,6 +553,54 @@ fn read_file(path: &Path, len: u64) -> Result<Vec<u8>> {
     Ok(b)
 }
 
+/// The model a version-1 prior file's header names and the length of its
+/// `params`, every header field up to them checked; the snapshot is not
+/// read (a caller that only needs the model skips restoring it).
+fn plain_header(b: &[u8]) -> Result<(MixConfig, usize)> {
+    if b.len() < FIXED || b[..4] != PRIOR_MAGIC {
+        return Err(bad("truncated header"));
+    }
+    if b[4] != PRIOR_VERSION {
+        return Err(bad(format!(
+            "prior_version {} is not supported (this sep reads {PRIOR_VERSION} and {PRIOR_VERSION_PACKED})",
+            b[4]
+        )));
+    }
+    if b[5..8] != [0, 0, 0] {
+        return Err(bad("reserved header bytes are not 0"));
+    }
+    let model_id = u16_at(b, 8);
+    if model_id != MIX_MODEL_ID {
+        return Err(bad(format!(
+            "model_id {model_id}: priors exist for the mix model (3) only"
+        )));
+    }
+    let params_len = usize::from(u16_at(b, 10));
+    if params_len > usize::from(MAX_PARAMS_LEN) {
+        return Err(bad(format!("params_len {params_len} is above 1024")));
+    }
+    if b.len() < FIXED + params_len + MIDDLE + 8 {
+        return Err(bad("truncated header"));
+    }
+    let mix = crate::params::read_mix(&b[FIXED..FIXED + params_len], 1, 0)
+        .map_err(|e| bad(format!("invalid model parameters: {e}")))?;
+    if mix.neural.is_some() || mix.serial.is_some() {
+        return Err(bad(
+            "model parameters with a network (priors hold the CM only)",
+        ));
+    }
+    Ok((mix, params_len))
+}
+
+/// The model a prior file's bytes name, read from its header without
+/// restoring the snapshot (a packed file is unpacked first).
+pub(crate) fn declared_model(b: &[u8]) -> Result<Model> {
+    if b.len() >= 5 && b[..4] == PRIOR_MAGIC && b[4] == PRIOR_VERSION_PACKED {
+        return Ok(Model::Mix(plain_header(&unpack(b)?)?.0));
+    }
+    Ok(Model::Mix(plain_header(b)?.0))
+}
+
 /// The id a prior file declares without loading it: a packed file's `id`
 /// field, or the XXH3-128 of a version-1 file (None: neither).
 pub fn declared_id(b: &[u8]) -> Option<[u8; 16]> {
@@ -769,6 +786,9 @@ mod tests {
         assert_eq!(a.id(), b.id());
         assert_eq!(declared_id(&packed), Some(a.id()));
         assert_eq!(declared_id(&plain), Some(a.id()));
+        assert_eq!(declared_model(&packed).unwrap(), a.model());
+        assert_eq!(declared_model(&plain).unwrap(), a.model());
+        assert!(declared_model(&plain[..FIXED]).is_err());
         assert_eq!(b.file_len(), packed.len());
         assert_eq!(a.history(), b.history());
         let data = samples().concat();
