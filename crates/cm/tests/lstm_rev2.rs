@@ -3,7 +3,7 @@
 //! header), determinism, and checks that fail if kind 2 codes as kind 1.
 mod common;
 
-use common::{config, mixed_text, noise, wav_header};
+use common::{config, mixed_text, noise, recurring_sentences, wav_header};
 use sep_cm::{Cm, CmStream, Lstm, LstmConfig, Sequential};
 use sep_coder::{Decoder, Encoder};
 
@@ -47,27 +47,7 @@ fn recurring_text() -> Vec<u8> {
         "the", "network", "reads", "one", "stream", "and", "predicts", "every", "byte", "from",
         "bytes", "before", "it", "while", "context", "models", "count",
     ];
-    let mut s = 7u32;
-    let mut out = String::new();
-    let mut sentences: Vec<String> = Vec::new();
-    while out.len() < 6000 {
-        s = s.wrapping_mul(1_103_515_245).wrapping_add(12345);
-        if s >> 30 == 0 && !sentences.is_empty() {
-            let k = (s >> 8) as usize % sentences.len();
-            out.push_str(&sentences[k].clone());
-            continue;
-        }
-        let mut sentence = String::new();
-        for _ in 0..6 + (s >> 20) % 6 {
-            s = s.wrapping_mul(1_103_515_245).wrapping_add(12345);
-            sentence.push_str(words[(s >> 16) as usize % words.len()]);
-            sentence.push(' ');
-        }
-        sentence.push_str(".\n");
-        out.push_str(&sentence);
-        sentences.push(sentence);
-    }
-    out.into_bytes()
+    recurring_sentences(&words, 7, 6, 6, 6000)
 }
 
 #[test]

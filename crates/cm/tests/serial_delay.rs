@@ -5,7 +5,7 @@
 //! count), delay 0 must be kind 2 exactly, and a delay must change the code.
 mod common;
 
-use common::{config, mixed_text, noise, wav_header};
+use common::{config, mixed_text, noise, recurring_sentences, wav_header};
 use sep_cm::{Cm, CmStream, Lstm, LstmConfig, Sequential};
 use sep_coder::{Decoder, Encoder};
 
@@ -41,28 +41,9 @@ fn recurring_text(len: usize) -> Vec<u8> {
         "fixed",
         "byte",
     ];
-    let mut s = 11u32;
-    let mut out = String::new();
-    let mut sentences: Vec<String> = Vec::new();
-    while out.len() < len {
-        s = s.wrapping_mul(1_103_515_245).wrapping_add(12345);
-        if s >> 30 == 0 && !sentences.is_empty() {
-            let k = (s >> 8) as usize % sentences.len();
-            out.push_str(&sentences[k].clone());
-            continue;
-        }
-        let mut sentence = String::new();
-        for _ in 0..5 + (s >> 20) % 7 {
-            s = s.wrapping_mul(1_103_515_245).wrapping_add(12345);
-            sentence.push_str(words[(s >> 16) as usize % words.len()]);
-            sentence.push(' ');
-        }
-        sentence.push_str(".\n");
-        out.push_str(&sentence);
-        sentences.push(sentence);
-    }
+    let mut out = recurring_sentences(&words, 11, 5, 7, len);
     out.truncate(len);
-    out.into_bytes()
+    out
 }
 
 /// A hash of every probability's bits the network gives over `data`, and

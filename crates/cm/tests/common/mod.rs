@@ -132,6 +132,40 @@ pub fn soft_bmp(w: usize, h: usize) -> Vec<u8> {
     out
 }
 
+/// Sentences of `words` (`min_words` plus up to `spread - 1` more, chosen
+/// by an LCG seeded with `seed`), each new one or, one time in four, an
+/// earlier one again, until at least `len` bytes: text whose repeats come at
+/// varying distances (the serial network's tests).
+pub fn recurring_sentences(
+    words: &[&str],
+    seed: u32,
+    min_words: u32,
+    spread: u32,
+    len: usize,
+) -> Vec<u8> {
+    let mut s = seed;
+    let mut out = String::new();
+    let mut sentences: Vec<String> = Vec::new();
+    while out.len() < len {
+        s = s.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        if s >> 30 == 0 && !sentences.is_empty() {
+            let k = (s >> 8) as usize % sentences.len();
+            out.push_str(&sentences[k].clone());
+            continue;
+        }
+        let mut sentence = String::new();
+        for _ in 0..min_words + (s >> 20) % spread {
+            s = s.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            sentence.push_str(words[(s >> 16) as usize % words.len()]);
+            sentence.push(' ');
+        }
+        sentence.push_str(".\n");
+        out.push_str(&sentence);
+        sentences.push(sentence);
+    }
+    out.into_bytes()
+}
+
 /// Markup, JSON, C-like code and UTF-8 text, with the repeats the
 /// indirect contexts learn from.
 pub fn mixed_text() -> Vec<u8> {
