@@ -53,7 +53,9 @@ struct TrainArgs {
     revision: Option<String>,
 
     /// Write the prior packed (prior file version 2, deflated: about half
-    /// the size, the same id; it loads slower). The built-in priors are packed.
+    /// the size, the same id; it loads slower). The built-in priors are
+    /// plain, to load fast; only the replaced ones kept for old archives are
+    /// packed.
     #[arg(long)]
     pack: bool,
 

@@ -12,6 +12,7 @@
 //! coded: their symbols and the symbols they predict.
 
 use super::biff7::Biff7Contexts;
+use super::forward_family;
 use super::{ByteCtx, ContextModel, hash2};
 use crate::prim::AdaptiveProbs;
 
@@ -203,6 +204,8 @@ impl Biff12Contexts {
 }
 
 impl ContextModel for Biff12Contexts {
+    forward_family!(inner; selector_size, selector, apm_byte, visit_state, detected, positions_within);
+
     fn contexts(&self) -> usize {
         self.inner.contexts() + NEW
     }
@@ -211,18 +214,6 @@ impl ContextModel for Biff12Contexts {
         let k = self.inner.contexts();
         self.inner.hashes(ctx, &mut out[..k]);
         self.partner_hashes(&mut out[k..]);
-    }
-
-    fn selector_size(&self) -> usize {
-        self.inner.selector_size()
-    }
-
-    fn selector(&self, ctx: &ByteCtx<'_>) -> usize {
-        self.inner.selector(ctx)
-    }
-
-    fn apm_byte(&self, ctx: &ByteCtx<'_>) -> Option<u32> {
-        self.inner.apm_byte(ctx)
     }
 
     fn bit_inputs(&self) -> usize {
@@ -321,17 +312,5 @@ impl ContextModel for Biff12Contexts {
                 self.clear_partners();
             }
         }
-    }
-
-    fn visit_state(&mut self, v: &mut dyn crate::snapshot::Visitor) {
-        self.inner.visit_state(v);
-    }
-
-    fn detected(&self) -> bool {
-        self.inner.detected()
-    }
-
-    fn positions_within(&self, history: usize) -> bool {
-        self.inner.positions_within(history)
     }
 }

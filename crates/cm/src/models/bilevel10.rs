@@ -10,6 +10,7 @@
 //! outputs (the mix, the APMs' average) follow the revision-7 family's.
 
 use super::bilevel7::{Bilevel7Contexts, q, span, transitions};
+use super::forward_family;
 use super::{ByteCtx, ContextModel, hash2};
 use crate::apm::Apm;
 use crate::mixer2::Mixer2;
@@ -90,25 +91,7 @@ impl Bilevel10Contexts {
 }
 
 impl ContextModel for Bilevel10Contexts {
-    fn contexts(&self) -> usize {
-        self.inner.contexts()
-    }
-
-    fn hashes(&self, ctx: &ByteCtx<'_>, out: &mut [u32]) {
-        self.inner.hashes(ctx, out);
-    }
-
-    fn selector_size(&self) -> usize {
-        self.inner.selector_size()
-    }
-
-    fn selector(&self, ctx: &ByteCtx<'_>) -> usize {
-        self.inner.selector(ctx)
-    }
-
-    fn apm_byte(&self, ctx: &ByteCtx<'_>) -> Option<u32> {
-        self.inner.apm_byte(ctx)
-    }
+    forward_family!(inner; contexts, hashes, selector_size, selector, apm_byte, observe);
 
     fn bit_inputs(&self) -> usize {
         INNER + OUTPUTS
@@ -212,9 +195,5 @@ impl ContextModel for Bilevel10Contexts {
         self.mixer.update(bit);
         self.apm.update(bit);
         self.runs_apm.update(bit);
-    }
-
-    fn observe(&mut self, data: &[u8], pos: usize, byte: u8) {
-        self.inner.observe(data, pos, byte);
     }
 }

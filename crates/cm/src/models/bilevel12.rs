@@ -17,6 +17,7 @@
 
 use super::bilevel7::{Bilevel7Contexts, q, span, transitions};
 use super::bilevel10::Bilevel10Contexts;
+use super::forward_family;
 use super::{ByteCtx, ContextModel, hash2};
 use crate::apm::Apm;
 use crate::mixer2::Mixer2;
@@ -149,25 +150,7 @@ fn next_two(r: u64, b: u32) -> (u32, u32) {
 }
 
 impl ContextModel for Bilevel12Contexts {
-    fn contexts(&self) -> usize {
-        self.inner.contexts()
-    }
-
-    fn hashes(&self, ctx: &ByteCtx<'_>, out: &mut [u32]) {
-        self.inner.hashes(ctx, out);
-    }
-
-    fn selector_size(&self) -> usize {
-        self.inner.selector_size()
-    }
-
-    fn selector(&self, ctx: &ByteCtx<'_>) -> usize {
-        self.inner.selector(ctx)
-    }
-
-    fn apm_byte(&self, ctx: &ByteCtx<'_>) -> Option<u32> {
-        self.inner.apm_byte(ctx)
-    }
+    forward_family!(inner; contexts, hashes, selector_size, selector, apm_byte, observe);
 
     fn bit_inputs(&self) -> usize {
         PASSED + 2
@@ -317,10 +300,6 @@ impl ContextModel for Bilevel12Contexts {
         self.pending = true;
         let d = self.last.mix();
         ((crate::squash(d) + p) / 2).clamp(1, 65535)
-    }
-
-    fn observe(&mut self, data: &[u8], pos: usize, byte: u8) {
-        self.inner.observe(data, pos, byte);
     }
 }
 

@@ -25,6 +25,7 @@
 //! `TABLE_BITS` pixels indexes it directly, a larger one by hash.
 
 use super::bilevel::BilevelContexts;
+use super::forward_family;
 use super::{ByteCtx, ContextModel, hash2};
 use crate::mixer2::Mixer2;
 use crate::prim::AdaptiveProbs;
@@ -101,13 +102,7 @@ impl Bilevel4Contexts {
 }
 
 impl ContextModel for Bilevel4Contexts {
-    fn contexts(&self) -> usize {
-        self.inner.contexts()
-    }
-
-    fn hashes(&self, ctx: &ByteCtx<'_>, out: &mut [u32]) {
-        self.inner.hashes(ctx, out);
-    }
+    forward_family!(inner; contexts, hashes);
 
     fn selector_size(&self) -> usize {
         256 * 8

@@ -18,6 +18,7 @@
 //! - its column.
 
 use super::bilevel4::Bilevel4Contexts;
+use super::forward_family;
 use super::{ByteCtx, ContextModel, hash2};
 use crate::apm::Apm;
 use crate::mixer2::Mixer2;
@@ -155,25 +156,7 @@ impl Bilevel7Contexts {
 }
 
 impl ContextModel for Bilevel7Contexts {
-    fn contexts(&self) -> usize {
-        self.inner.contexts()
-    }
-
-    fn hashes(&self, ctx: &ByteCtx<'_>, out: &mut [u32]) {
-        self.inner.hashes(ctx, out);
-    }
-
-    fn selector_size(&self) -> usize {
-        self.inner.selector_size()
-    }
-
-    fn selector(&self, ctx: &ByteCtx<'_>) -> usize {
-        self.inner.selector(ctx)
-    }
-
-    fn apm_byte(&self, ctx: &ByteCtx<'_>) -> Option<u32> {
-        self.inner.apm_byte(ctx)
-    }
+    forward_family!(inner; contexts, hashes, selector_size, selector, apm_byte);
 
     fn bit_inputs(&self) -> usize {
         OUTPUTS

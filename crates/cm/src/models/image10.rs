@@ -21,6 +21,7 @@
 //! into inputs.
 
 use super::expected::ExpectedBits;
+use super::forward_family;
 use super::image::ImageInfo;
 use super::image7::Image7Contexts;
 use super::pixel::sample;
@@ -234,6 +235,8 @@ impl Image10Contexts {
 }
 
 impl ContextModel for Image10Contexts {
+    forward_family!(base; selector_size, selector, apm_byte);
+
     fn contexts(&self) -> usize {
         self.base.contexts() + EXTRA
     }
@@ -242,18 +245,6 @@ impl ContextModel for Image10Contexts {
         let (first, rest) = out.split_at_mut(self.base.contexts());
         self.base.hashes(ctx, first);
         Self::extra_hashes(&self.extra(ctx), rest);
-    }
-
-    fn selector_size(&self) -> usize {
-        self.base.selector_size()
-    }
-
-    fn selector(&self, ctx: &ByteCtx<'_>) -> usize {
-        self.base.selector(ctx)
-    }
-
-    fn apm_byte(&self, ctx: &ByteCtx<'_>) -> Option<u32> {
-        self.base.apm_byte(ctx)
     }
 
     fn bit_inputs(&self) -> usize {

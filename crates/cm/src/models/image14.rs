@@ -21,6 +21,7 @@
 //! Every input of the revision-14 part is declared in this file: `Now`
 //! computes the values, `refine_final` turns them into inputs.
 
+use super::forward_family;
 use super::image::ImageInfo;
 use super::image10::Image10Contexts;
 use super::pixel::sample;
@@ -141,29 +142,7 @@ impl Image14Contexts {
 }
 
 impl ContextModel for Image14Contexts {
-    fn contexts(&self) -> usize {
-        self.base.contexts()
-    }
-
-    fn hashes(&self, ctx: &ByteCtx<'_>, out: &mut [u32]) {
-        self.base.hashes(ctx, out);
-    }
-
-    fn selector_size(&self) -> usize {
-        self.base.selector_size()
-    }
-
-    fn selector(&self, ctx: &ByteCtx<'_>) -> usize {
-        self.base.selector(ctx)
-    }
-
-    fn apm_byte(&self, ctx: &ByteCtx<'_>) -> Option<u32> {
-        self.base.apm_byte(ctx)
-    }
-
-    fn bit_inputs(&self) -> usize {
-        self.base.bit_inputs()
-    }
+    forward_family!(base; contexts, hashes, selector_size, selector, apm_byte, bit_inputs);
 
     fn begin_byte(&mut self, ctx: &ByteCtx<'_>) {
         self.base.begin_byte(ctx);

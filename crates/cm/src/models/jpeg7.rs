@@ -11,8 +11,9 @@
 //! adaptive probabilities, the final mixer's output and the APMs' refined
 //! probability.
 
+use super::forward_family;
 use super::jpeg::{self, EDGE, JpegContexts, Mode, UNZIGZAG, ZIGZAG, bucket};
-use super::{ByteCtx, ContextModel, hash2};
+use super::{ContextModel, hash2};
 use crate::apm::Apm;
 use crate::logistic::stretch;
 use crate::prim::{AdaptiveProbs, Mixer, StateMap};
@@ -305,28 +306,10 @@ fn fine(v: i32) -> u32 {
 }
 
 impl ContextModel for Jpeg7Contexts {
-    fn contexts(&self) -> usize {
-        self.base.contexts()
-    }
-
-    fn hashes(&self, ctx: &ByteCtx<'_>, out: &mut [u32]) {
-        self.base.hashes(ctx, out);
-    }
-
-    fn selector_size(&self) -> usize {
-        self.base.selector_size()
-    }
-
-    fn selector(&self, ctx: &ByteCtx<'_>) -> usize {
-        self.base.selector(ctx)
-    }
+    forward_family!(base; contexts, hashes, selector_size, selector, begin_byte, observe);
 
     fn bit_inputs(&self) -> usize {
         BIT_INPUTS
-    }
-
-    fn begin_byte(&mut self, ctx: &ByteCtx<'_>) {
-        self.base.begin_byte(ctx);
     }
 
     fn predict_bit(&mut self, c0: u32, i: u32, out: &mut [i32]) {
@@ -411,10 +394,6 @@ impl ContextModel for Jpeg7Contexts {
             self.predicted = false;
         }
         self.base.update_bit(bit);
-    }
-
-    fn observe(&mut self, data: &[u8], pos: usize, byte: u8) {
-        self.base.observe(data, pos, byte);
     }
 
     fn detected(&self) -> bool {

@@ -8,6 +8,7 @@
 //! Its contexts are declared in [`M68k12Contexts::hashes`]; the mixer
 //! selector and the order-1 APM byte are revision 5's.
 
+use super::forward_family;
 use super::m68k7::M68k7Contexts;
 use super::{ByteCtx, ContextModel, hash2};
 
@@ -60,6 +61,8 @@ impl M68k12Contexts {
 }
 
 impl ContextModel for M68k12Contexts {
+    forward_family!(m7; selector_size, selector, apm_byte);
+
     fn contexts(&self) -> usize {
         self.m7.contexts() + NEW
     }
@@ -101,18 +104,6 @@ impl ContextModel for M68k12Contexts {
         o[5] = hash2(0x6C22, hash2(s | op, m.word_base as u32));
         // The function being read (where its `LINK` is).
         o[6] = hash2(0x6C23, hash2(s | op, self.link as u32));
-    }
-
-    fn selector_size(&self) -> usize {
-        self.m7.selector_size()
-    }
-
-    fn selector(&self, ctx: &ByteCtx<'_>) -> usize {
-        self.m7.selector(ctx)
-    }
-
-    fn apm_byte(&self, ctx: &ByteCtx<'_>) -> Option<u32> {
-        self.m7.apm_byte(ctx)
     }
 
     fn observe(&mut self, data: &[u8], pos: usize, byte: u8) {

@@ -7,6 +7,7 @@
 //! Its contexts are declared in [`M68k7Contexts::hashes`]; the mixer
 //! selector and the order-1 APM byte are revision 5's.
 
+use super::forward_family;
 use super::m68k5::M68k5Contexts;
 use super::{ByteCtx, ContextModel, hash2};
 
@@ -70,6 +71,8 @@ impl M68k7Contexts {
 }
 
 impl ContextModel for M68k7Contexts {
+    forward_family!(m5; selector_size, selector, apm_byte);
+
     fn contexts(&self) -> usize {
         self.m5.contexts() + NEW
     }
@@ -109,18 +112,6 @@ impl ContextModel for M68k7Contexts {
             o[4] = hash2(hash2(s | pattern(op), pattern(p1)), m.ext ^ 0x6814);
             o[5] = hash2(hash2(s | op, ea), last ^ 0x6815 << 16);
         }
-    }
-
-    fn selector_size(&self) -> usize {
-        self.m5.selector_size()
-    }
-
-    fn selector(&self, ctx: &ByteCtx<'_>) -> usize {
-        self.m5.selector(ctx)
-    }
-
-    fn apm_byte(&self, ctx: &ByteCtx<'_>) -> Option<u32> {
-        self.m5.apm_byte(ctx)
     }
 
     fn observe(&mut self, data: &[u8], pos: usize, byte: u8) {

@@ -178,6 +178,48 @@ pub(crate) trait ContextModel: std::fmt::Debug + Send + Sync + CloneFamily {
     }
 }
 
+/// Inside `impl ContextModel for W`, forwards each named method of
+/// [`ContextModel`] to the wrapped family in field `$f`, unchanged: a family
+/// that wraps an earlier revision's (image14, jpeg7, bilevel10...) writes
+/// only the methods it changes.
+macro_rules! forward_family {
+    ($f:ident; $($m:ident),+ $(,)?) => { $( forward_family!(@ $f $m); )+ };
+    (@ $f:ident contexts) => {
+        fn contexts(&self) -> usize { self.$f.contexts() }
+    };
+    (@ $f:ident hashes) => {
+        fn hashes(&self, ctx: &$crate::models::ByteCtx<'_>, out: &mut [u32]) { self.$f.hashes(ctx, out) }
+    };
+    (@ $f:ident selector_size) => {
+        fn selector_size(&self) -> usize { self.$f.selector_size() }
+    };
+    (@ $f:ident selector) => {
+        fn selector(&self, ctx: &$crate::models::ByteCtx<'_>) -> usize { self.$f.selector(ctx) }
+    };
+    (@ $f:ident apm_byte) => {
+        fn apm_byte(&self, ctx: &$crate::models::ByteCtx<'_>) -> Option<u32> { self.$f.apm_byte(ctx) }
+    };
+    (@ $f:ident bit_inputs) => {
+        fn bit_inputs(&self) -> usize { self.$f.bit_inputs() }
+    };
+    (@ $f:ident begin_byte) => {
+        fn begin_byte(&mut self, ctx: &$crate::models::ByteCtx<'_>) { self.$f.begin_byte(ctx) }
+    };
+    (@ $f:ident observe) => {
+        fn observe(&mut self, data: &[u8], pos: usize, byte: u8) { self.$f.observe(data, pos, byte) }
+    };
+    (@ $f:ident visit_state) => {
+        fn visit_state(&mut self, v: &mut dyn $crate::snapshot::Visitor) { self.$f.visit_state(v) }
+    };
+    (@ $f:ident detected) => {
+        fn detected(&self) -> bool { self.$f.detected() }
+    };
+    (@ $f:ident positions_within) => {
+        fn positions_within(&self, history: usize) -> bool { self.$f.positions_within(history) }
+    };
+}
+pub(crate) use forward_family;
+
 /// Cloning a boxed family (a model restored from a prior is cloned for
 /// every block, `snapshot.rs`); every `Clone` family has it.
 pub(crate) trait CloneFamily {

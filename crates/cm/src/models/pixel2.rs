@@ -7,6 +7,7 @@
 //! and the prediction moved by the previous channel's error at this pixel).
 
 use super::expected::ExpectedBits;
+use super::forward_family;
 use super::image::ImageInfo;
 use super::pixel::{PixelContexts, sample};
 use super::{ByteCtx, ContextModel, hash2};
@@ -111,6 +112,8 @@ impl Pixel2Contexts {
 }
 
 impl ContextModel for Pixel2Contexts {
+    forward_family!(inner; selector_size, selector, apm_byte);
+
     fn contexts(&self) -> usize {
         self.inner.contexts() + 2
     }
@@ -123,18 +126,6 @@ impl ContextModel for Pixel2Contexts {
         let err = (32 - self.err[ch].leading_zeros()).min(15);
         out[k] = hash2(hash2(pred as u32, err), tag);
         out[k + 1] = hash2(self.corrected(ch, pred), tag | 1 << 20);
-    }
-
-    fn selector_size(&self) -> usize {
-        self.inner.selector_size()
-    }
-
-    fn selector(&self, ctx: &ByteCtx<'_>) -> usize {
-        self.inner.selector(ctx)
-    }
-
-    fn apm_byte(&self, ctx: &ByteCtx<'_>) -> Option<u32> {
-        self.inner.apm_byte(ctx)
     }
 
     fn bit_inputs(&self) -> usize {

@@ -8,6 +8,7 @@
 //! Every context is declared in [`X86v10Contexts::hashes`]; the mixer
 //! selector and the order-1 APM byte are revision 7's.
 
+use super::forward_family;
 use super::x86_4::X86v4Contexts;
 use super::x86_7::X86v7Contexts;
 use super::{ByteCtx, ContextModel, hash2};
@@ -90,6 +91,8 @@ impl X86v10Contexts {
 }
 
 impl ContextModel for X86v10Contexts {
+    forward_family!(v7; selector_size, selector, apm_byte);
+
     fn contexts(&self) -> usize {
         self.v7.contexts() + NEW
     }
@@ -170,18 +173,6 @@ impl ContextModel for X86v10Contexts {
         for (h, j) in o.iter_mut().zip(0u32..) {
             *h = hash2(*h, 0x7F00 + j);
         }
-    }
-
-    fn selector_size(&self) -> usize {
-        self.v7.selector_size()
-    }
-
-    fn selector(&self, ctx: &ByteCtx<'_>) -> usize {
-        self.v7.selector(ctx)
-    }
-
-    fn apm_byte(&self, ctx: &ByteCtx<'_>) -> Option<u32> {
-        self.v7.apm_byte(ctx)
     }
 
     fn observe(&mut self, data: &[u8], pos: usize, byte: u8) {

@@ -10,6 +10,7 @@
 //! read so far. Its contexts are declared in [`X86v5Contexts::hashes`];
 //! selector and order-1 APM byte are revision 4's.
 
+use super::forward_family;
 use super::x86_4::X86v4Contexts;
 use super::{ByteCtx, ContextModel, hash2};
 
@@ -54,6 +55,8 @@ impl X86v5Contexts {
 }
 
 impl ContextModel for X86v5Contexts {
+    forward_family!(v4; selector_size, selector, apm_byte);
+
     fn contexts(&self) -> usize {
         8 + 3
     }
@@ -87,18 +90,6 @@ impl ContextModel for X86v5Contexts {
             o[1] = hash2(role << 24 | prev << 8 | c1, 0x5C12);
             o[2] = hash2(role << 24 | op, sib ^ 0x5C13);
         }
-    }
-
-    fn selector_size(&self) -> usize {
-        self.v4.selector_size()
-    }
-
-    fn selector(&self, ctx: &ByteCtx<'_>) -> usize {
-        self.v4.selector(ctx)
-    }
-
-    fn apm_byte(&self, ctx: &ByteCtx<'_>) -> Option<u32> {
-        self.v4.apm_byte(ctx)
     }
 
     fn observe(&mut self, data: &[u8], pos: usize, byte: u8) {
