@@ -26,6 +26,7 @@
 //! All arithmetic is integer.
 
 use super::audio::AudioInfo;
+use super::audio4::{CLASSES, Cascade, LONG, Lms, MU, MU2, SHORT, magnitude};
 use super::ols::Ols;
 use super::{ByteCtx, ContextModel, hash2};
 use crate::apm::Apm;
@@ -33,122 +34,17 @@ use crate::logistic::{squash, stretch};
 
 /// Interleaved past samples kept (the features of the largest OLS).
 const N: usize = 64;
-/// LMS taps (over the interleaved history).
-const TAPS: usize = 16;
 /// Number of predictors: 3 OLS, LMS, s1, 2 s1 - s2, other channel / 3rd
 /// order, OLS 32 with the cascade.
 /// Revision 14 adds OLS 64 (slow), OLS 64 with its cascade, OLS 16 (fast).
 const P: usize = 11;
-/// Error magnitude classes.
-const CLASSES: usize = 18;
+
 /// Hashed contexts.
 const CONTEXTS: usize = 6;
 
-/// Taps of the cascade's first LMS over the OLS residuals.
-const LONG: usize = 512;
-/// The cascade's weight step.
-const MU: i32 = 8;
-/// Taps and weight step of the cascade's second stage (over the first
-/// stage's residuals).
-const SHORT: usize = 16;
-const MU2: i32 = 32;
 /// Covariance decay (`2^-d` per sample) of OLS 64 and of the fast OLS 16.
 const BIG_DECAY: u32 = 10;
 const FAST_DECAY: u32 = 7;
-
-/// A sign-sign LMS over one channel's past residuals of an earlier
-/// predictor, predicting the next residual (a cascade after the OLS
-/// predictor: it learns what a short predictor misses, such as long
-/// periods).
-#[derive(Debug, Clone)]
-struct Cascade {
-    /// Taps and weight step.
-    taps: usize,
-    mu: i32,
-    /// Weights (16 fraction bits).
-    w: Vec<i32>,
-    /// Past residuals, a ring of `LONG` (`at` is the newest).
-    u: Vec<i32>,
-    at: usize,
-}
-
-impl Cascade {
-    fn new(taps: usize, mu: i32) -> Self {
-        Cascade {
-            taps,
-            mu,
-            w: vec![0; taps],
-            u: vec![0; 2 * taps],
-            at: 0,
-        }
-    }
-
-    /// The predicted residual.
-    fn predict(&self) -> i32 {
-        let u = &self.u[self.at..self.at + self.taps];
-        let dot: i64 = self
-            .w
-            .iter()
-            .zip(u)
-            .map(|(&w, &x)| i64::from(w) * i64::from(x))
-            .sum();
-        (dot >> 16).clamp(-(1 << 18), 1 << 18) as i32
-    }
-
-    /// Learns residual `r` (the prediction was `predicted`) and shifts it in.
-    fn update(&mut self, r: i32, predicted: i32) {
-        let sign = (r - predicted).signum() * self.mu;
-        let u = &self.u[self.at..self.at + self.taps];
-        for (w, &x) in self.w.iter_mut().zip(u) {
-            *w = (*w + sign * x.signum()).clamp(-(1 << 20), 1 << 20);
-        }
-        // The ring is stored twice so that the newest `LONG` are contiguous.
-        self.at = if self.at == 0 {
-            self.taps - 1
-        } else {
-            self.at - 1
-        };
-        let r = r.clamp(-(1 << 17), 1 << 17);
-        self.u[self.at] = r;
-        self.u[self.at + self.taps] = r;
-    }
-}
-
-/// A sign-sign LMS predictor over the interleaved history.
-#[derive(Debug, Clone)]
-struct Lms {
-    w: [i32; TAPS],
-}
-
-impl Lms {
-    fn new(last: usize) -> Self {
-        let mut w = [0; TAPS];
-        w[last] = 1 << 14;
-        Lms { w }
-    }
-
-    fn predict(&self, x: &[i32]) -> i32 {
-        let dot: i64 = self
-            .w
-            .iter()
-            .zip(x)
-            .map(|(&w, &x)| i64::from(w) * i64::from(x))
-            .sum();
-        (dot >> 14).clamp(-(1 << 20), 1 << 20) as i32
-    }
-
-    fn update(&mut self, x: &[i32], err: i32) {
-        let sign = err.signum();
-        for (w, &x) in self.w.iter_mut().zip(x) {
-            *w = (*w + sign * x.signum() * 8).clamp(-(1 << 17), 1 << 17);
-        }
-    }
-}
-
-/// `floor(log2(v)) + 1`, 0 for 0.
-fn magnitude(v: u32) -> u32 {
-    32 - v.leading_zeros()
-}
 
 /// The revision-14 audio family.
 #[derive(Debug, Clone)]
@@ -534,23 +430,6 @@ impl ContextModel for Audio14Contexts {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn cascade_learns_a_periodic_residual() {
-        let mut c = Cascade::new(LONG, MU);
-        let mut err = 0;
-        // The residuals' mean magnitude is 281: the sign-sign cascade
-        // removes a good part of it (not all: its steps are coarse).
-        for t in 0..20000i32 {
-            let r = [300, -200, 50, 900, -700, 0, 0, 100][(t % 8) as usize];
-            let p = c.predict();
-            if t >= 19000 {
-                err += (r - p).abs();
-            }
-            c.update(r, p);
-        }
-        assert!(err / 1000 < 200, "mean error {}", err / 1000);
-    }
 
     #[test]
     fn bit_inputs_follow_the_prediction() {

@@ -34,30 +34,30 @@ use super::{ByteCtx, ContextModel, hash2};
 use crate::logistic::{squash, stretch};
 
 /// LMS taps (over the interleaved history).
-const TAPS: usize = 16;
+pub(super) const TAPS: usize = 16;
 /// Number of predictors: 3 OLS, LMS, s1, 2 s1 - s2, other channel / 3rd
 /// order, OLS 32 with the cascade.
 const P: usize = 8;
 /// Error magnitude classes.
-const CLASSES: usize = 18;
+pub(super) const CLASSES: usize = 18;
 /// Hashed contexts.
 const CONTEXTS: usize = 3;
 
 /// Taps of the cascade's first LMS over the OLS residuals.
-const LONG: usize = 512;
+pub(super) const LONG: usize = 512;
 /// The cascade's weight step.
-const MU: i32 = 8;
+pub(super) const MU: i32 = 8;
 /// Taps and weight step of the cascade's second stage (over the first
 /// stage's residuals).
-const SHORT: usize = 16;
-const MU2: i32 = 32;
+pub(super) const SHORT: usize = 16;
+pub(super) const MU2: i32 = 32;
 
 /// A sign-sign LMS over one channel's past residuals of an earlier
 /// predictor, predicting the next residual (a cascade after the OLS
 /// predictor: it learns what a short predictor misses, such as long
 /// periods).
 #[derive(Debug, Clone)]
-struct Cascade {
+pub(super) struct Cascade {
     /// Taps and weight step.
     taps: usize,
     mu: i32,
@@ -69,7 +69,7 @@ struct Cascade {
 }
 
 impl Cascade {
-    fn new(taps: usize, mu: i32) -> Self {
+    pub(super) fn new(taps: usize, mu: i32) -> Self {
         Cascade {
             taps,
             mu,
@@ -80,7 +80,7 @@ impl Cascade {
     }
 
     /// The predicted residual.
-    fn predict(&self) -> i32 {
+    pub(super) fn predict(&self) -> i32 {
         let u = &self.u[self.at..self.at + self.taps];
         let dot: i64 = self
             .w
@@ -92,7 +92,7 @@ impl Cascade {
     }
 
     /// Learns residual `r` (the prediction was `predicted`) and shifts it in.
-    fn update(&mut self, r: i32, predicted: i32) {
+    pub(super) fn update(&mut self, r: i32, predicted: i32) {
         let sign = (r - predicted).signum() * self.mu;
         let u = &self.u[self.at..self.at + self.taps];
         for (w, &x) in self.w.iter_mut().zip(u) {
@@ -112,18 +112,18 @@ impl Cascade {
 
 /// A sign-sign LMS predictor over the interleaved history.
 #[derive(Debug, Clone)]
-struct Lms {
+pub(super) struct Lms {
     w: [i32; TAPS],
 }
 
 impl Lms {
-    fn new(last: usize) -> Self {
+    pub(super) fn new(last: usize) -> Self {
         let mut w = [0; TAPS];
         w[last] = 1 << 14;
         Lms { w }
     }
 
-    fn predict(&self, x: &[i32; N]) -> i32 {
+    pub(super) fn predict(&self, x: &[i32]) -> i32 {
         let dot: i64 = self
             .w
             .iter()
@@ -133,7 +133,7 @@ impl Lms {
         (dot >> 14).clamp(-(1 << 20), 1 << 20) as i32
     }
 
-    fn update(&mut self, x: &[i32; N], err: i32) {
+    pub(super) fn update(&mut self, x: &[i32], err: i32) {
         let sign = err.signum();
         for (w, &x) in self.w.iter_mut().zip(x) {
             *w = (*w + sign * x.signum() * 8).clamp(-(1 << 17), 1 << 17);
@@ -142,7 +142,7 @@ impl Lms {
 }
 
 /// `floor(log2(v)) + 1`, 0 for 0.
-fn magnitude(v: u32) -> u32 {
+pub(super) fn magnitude(v: u32) -> u32 {
     32 - v.leading_zeros()
 }
 
