@@ -46,6 +46,7 @@ use crate::matcher::{MatchModel, Visibility};
 use crate::mixer2::{Mixer2, max_inputs};
 use crate::models::detect::Detector;
 use crate::models::text;
+use crate::models::text16;
 use crate::models::{ByteCtx, ContextModel, hash2};
 use crate::prim::{AdaptiveProbs, StateMap};
 use crate::runs::RunMap;
@@ -232,7 +233,13 @@ impl Cm {
         if config.since(8) {
             cm.final_sse = Some(FinalSse::new(FINAL_APM_BITS, 6, FINAL_APM_KEEP));
         }
-        cm.install(families(config), true);
+        // The families see the block's table size (revision 18's text
+        // family sizes its direct tables by it; no other family reads it).
+        let sized = CmConfig {
+            table_bits,
+            ..*config
+        };
+        cm.install(families(&sized), true);
         cm.rev4_initial_weights();
         cm
     }
@@ -244,6 +251,16 @@ impl Cm {
     fn rev4_initial_weights(&mut self) {
         if self.config.revision >= 4 {
             self.mixer.set_initial_weights(REV4_INITIAL_WEIGHT);
+        }
+        // Revision 18 (4.29.1): the inputs of the text family (the last
+        // configured family) start at its own weight.
+        if self.config.since(18) && self.config.word {
+            let n = self.families.last().map_or(0, |f| f.bit_inputs());
+            let end = self.maps.len() + self.bit_inputs;
+            self.mixer
+                .set_initial_weights_from(end - n, text16::INITIAL_WEIGHT_18);
+            self.mixer
+                .set_initial_weights_from(end, REV4_INITIAL_WEIGHT);
         }
         if let Some(c) = self.ctx12.as_ref() {
             let first = self.maps.len() + self.bit_inputs;

@@ -85,7 +85,7 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
     }
     // Revision 16 (doc/FORMAT.md 4.27.1): direct contexts, the last word.
     if config.word && config.since(16) {
-        f.push(Box::new(Text16Contexts::new()));
+        f.push(Box::new(Text16Contexts::new(config)));
     }
     f
 }

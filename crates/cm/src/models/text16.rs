@@ -17,9 +17,17 @@
 //!   two bytes), averaged with the final probability, paid 0.02% on a
 //!   `book1` head and was left out (doc/FORMAT.md 4.27.1).
 //!
+//! - **Revision 18** (doc/FORMAT.md 4.29.1): the tables follow the block's
+//!   context-table size ([`bucket_bits`]), so a small input does not
+//!   allocate 192 MiB, and the six inputs' first-layer weights start at
+//!   [`INITIAL_WEIGHT_18`] (0) in every weight set: before the mixer has
+//!   learned what they are worth they cost nothing (they cost 8-14 bytes
+//!   on small files at revision 16).
+//!
 //! Every context and input is declared here; everything is integer.
 
 use super::{ByteCtx, ContextModel, hash2};
+use crate::cm::CmConfig;
 use crate::logistic::stretch;
 
 /// Direct contexts (and so per-bit mixer inputs).
@@ -30,8 +38,29 @@ const BUCKET_BITS: u32 = 19;
 /// The count at which a slot's rate stops falling.
 const LIMIT: u32 = 1023;
 
-/// Bytes the family allocates: the direct tables.
-pub(crate) const MEMORY: u64 = ((DIRECT as u64) << BUCKET_BITS) * 64;
+/// Revision 18: the first-layer weight (of 16384) with which the family's
+/// inputs start in every weight set of the main mixer.
+pub(crate) const INITIAL_WEIGHT_18: i16 = 0;
+
+/// log2 of the buckets per context for a model whose context table has
+/// `2^table_bits` bytes (from revision 18 the block's effective size,
+/// `CmConfig::effective_bits`): [`BUCKET_BITS`] before revision 18, from
+/// it `table_bits - 8` within 10..=[`BUCKET_BITS`].
+fn bucket_bits(config: &CmConfig) -> u32 {
+    if config.since(18) {
+        u32::from(config.table_bits)
+            .saturating_sub(8)
+            .clamp(10, BUCKET_BITS)
+    } else {
+        BUCKET_BITS
+    }
+}
+
+/// Bytes the family allocates under `config`: the direct tables (192 MiB
+/// before revision 18 and from it at `table_bits` 27 and more).
+pub(crate) fn memory(config: &CmConfig) -> u64 {
+    ((DIRECT as u64) << bucket_bits(config)) * 64
+}
 
 /// `2^16 * 2 / (2n + 3)` for every count.
 fn rates() -> Vec<u32> {
@@ -51,6 +80,8 @@ pub(crate) struct Text16Contexts {
     slot: [usize; DIRECT],
     /// The rate of each count ([`rates`]).
     rate: Vec<u32>,
+    /// log2 of the buckets per context ([`bucket_bits`]).
+    bits: u32,
     /// Whether this bit was predicted (and so its slots learn), and
     /// whether the byte's contexts are set.
     predicted: bool,
@@ -58,9 +89,11 @@ pub(crate) struct Text16Contexts {
 }
 
 impl Text16Contexts {
-    /// A fresh family.
-    pub fn new() -> Self {
-        let t = vec![0u32; (DIRECT << BUCKET_BITS) * 16];
+    /// A fresh family for `config` (whose `table_bits` are the block's:
+    /// from revision 18 the tables follow them).
+    pub fn new(config: &CmConfig) -> Self {
+        let bits = bucket_bits(config);
+        let t = vec![0u32; (DIRECT << bits) * 16];
         sep_kernels::advise_huge_pages(&t);
         Text16Contexts {
             t,
@@ -68,6 +101,7 @@ impl Text16Contexts {
             base: [0; DIRECT],
             slot: [0; DIRECT],
             rate: rates(),
+            bits,
             predicted: false,
             active: false,
         }
@@ -78,7 +112,7 @@ impl Text16Contexts {
     fn find(&mut self, c0: u32) {
         for k in 0..DIRECT {
             let b = hash2(self.h[k], c0);
-            let i = ((k << BUCKET_BITS) | (b >> (32 - BUCKET_BITS)) as usize) * 16;
+            let i = ((k << self.bits) | (b >> (32 - self.bits)) as usize) * 16;
             let check = b | 1;
             if self.t[i] != check {
                 self.t[i] = check;
