@@ -86,6 +86,8 @@ pub(crate) struct Text16Contexts {
     /// whether the byte's contexts are set.
     predicted: bool,
     active: bool,
+    /// Revision 18: a prior's snapshot holds the tables (section 11).
+    walked: bool,
 }
 
 impl Text16Contexts {
@@ -104,6 +106,7 @@ impl Text16Contexts {
             bits,
             predicted: false,
             active: false,
+            walked: config.since(18),
         }
     }
 
@@ -198,5 +201,14 @@ impl ContextModel for Text16Contexts {
 
     fn observe(&mut self, _data: &[u8], _pos: usize, _byte: u8) {
         self.active = false;
+    }
+
+    /// From revision 18 a prior holds the direct tables (revision 16's
+    /// walked nothing: a model restored from its prior started them empty
+    /// under mixer weights trained with them full).
+    fn visit_state(&mut self, v: &mut dyn crate::snapshot::Visitor) {
+        if self.walked {
+            v.u32s(&mut self.t);
+        }
     }
 }
