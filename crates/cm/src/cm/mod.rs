@@ -121,6 +121,9 @@ pub struct Cm {
     /// Revision 16 (doc/FORMAT.md 4.27.2): the detected kind's family whose
     /// selector replaces the text selectors.
     kind_selector: Option<usize>,
+    /// Revision 18 (doc/FORMAT.md 4.29.2): the family of the detected
+    /// kind's second selector, if any.
+    kind_selector2: Option<usize>,
     /// Families with per-bit inputs, and how many inputs they add in all.
     bit_families: Vec<usize>,
     bit_inputs: usize,
@@ -210,6 +213,7 @@ impl Cm {
             byte_selector: None,
             byte_selector_ctx: 0,
             kind_selector: None,
+            kind_selector2: None,
             bit_families: Vec::new(),
             bit_inputs: 0,
             apm_byte: None,
@@ -331,8 +335,14 @@ impl Cm {
         self.kind_selector = (!configured && self.config.since(16))
             .then(|| families.iter().position(|f| f.kind_selector_size() > 0))
             .flatten();
+        self.kind_selector2 = self
+            .kind_selector
+            .filter(|&k| self.config.since(18) && families[k].kind_selector2_size() > 0);
         if let Some(k) = self.kind_selector {
             chosen.push(families[k].kind_selector_size());
+            if self.kind_selector2.is_some() {
+                chosen.push(families[k].kind_selector2_size());
+            }
         } else {
             if self.extra_selectors {
                 chosen.push(256);
@@ -651,6 +661,11 @@ impl Cm {
             // Revision 16 (4.27.2): the kind's selector.
             self.mixer.select(k, self.families[f].kind_selector(c0, i));
             k += 1;
+            if self.kind_selector2.is_some() {
+                // Revision 18 (4.29.2): the kind's second selector.
+                self.mixer.select(k, self.families[f].kind_selector2(c0, i));
+                k += 1;
+            }
         } else {
             if self.extra_selectors {
                 self.mixer.select(k, self.sse_byte.c2 as usize);

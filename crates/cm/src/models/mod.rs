@@ -36,6 +36,7 @@ pub(crate) mod image;
 pub(crate) mod image10;
 pub(crate) mod image14;
 pub(crate) mod image16;
+pub(crate) mod image18;
 pub(crate) mod image7;
 pub(crate) mod indirect;
 pub(crate) mod jpeg;
@@ -129,6 +130,19 @@ pub(crate) trait ContextModel: std::fmt::Debug + Send + Sync + CloneFamily {
     /// That selector's context for bit `i` (`c0` the bits so far with a
     /// leading 1), below [`kind_selector_size`](Self::kind_selector_size).
     fn kind_selector(&self, _c0: u32, _i: u32) -> usize {
+        0
+    }
+
+    /// Revision 18 (doc/FORMAT.md 4.29.2): weight sets of a second mixer
+    /// selector offered by the family that offers the kind selector (0:
+    /// none), taken after it.
+    fn kind_selector2_size(&self) -> usize {
+        0
+    }
+
+    /// That selector's context for bit `i` (`c0` the bits so far with a
+    /// leading 1), below [`kind_selector2_size`](Self::kind_selector2_size).
+    fn kind_selector2(&self, _c0: u32, _i: u32) -> usize {
         0
     }
 
