@@ -106,24 +106,3 @@ fn revision_18_beats_16_on_text_and_code() {
         assert!(b < a, "revision 18 {b} bytes, revision 16 {a}");
     }
 }
-
-#[test]
-fn revision_18_sizes_the_direct_tables_by_the_table() {
-    // The configured memory follows `table_bits` from revision 18 (the
-    // model builds the family with the block's effective bits).
-    let mut small = config(18);
-    small.table_bits = 20;
-    let mut big = config(18);
-    big.table_bits = 27;
-    let mut old = config(16);
-    old.table_bits = 20;
-    let mut old_big = config(16);
-    old_big.table_bits = 27;
-    let text = |c: &sep_cm::CmConfig| c.memory_bytes() - (1u64 << c.table_bits);
-    // 6 contexts of 2^12 (table_bits 20) and 2^19 (27) buckets of 64 bytes.
-    assert_eq!(
-        text(&big) - text(&small),
-        (6u64 << 19) * 64 - (6u64 << 12) * 64
-    );
-    assert_eq!(text(&old_big), text(&old));
-}
