@@ -56,10 +56,11 @@ fn bucket_bits(config: &CmConfig) -> u32 {
     }
 }
 
-/// Bytes the family allocates at most: the direct tables (from revision
-/// 18 fewer when the block's `table_bits` are under 27; section 7 counts
-/// this bound).
-pub(crate) const MEMORY: u64 = ((DIRECT as u64) << BUCKET_BITS) * 64;
+/// Bytes the family allocates under `config`: the direct tables (192 MiB
+/// before revision 18, and from it at `table_bits` 27 and more).
+pub(crate) fn memory(config: &CmConfig) -> u64 {
+    ((DIRECT as u64) << bucket_bits(config)) * 64
+}
 
 /// `2^16 * 2 / (2n + 3)` for every count.
 fn rates() -> Vec<u32> {
