@@ -214,6 +214,8 @@ impl CmConfig {
             // Revision 10 records and floats (4.21.4): the record-match
             // and IBM float families' tables (models/float10.rs, ibm10.rs).
             + if self.since(10) { crate::models::float10::MEMORY + crate::models::ibm10::MEMORY } else { 0 }
+            // Revision 18 floats (4.29.3, models/float18.rs).
+            + if self.since(18) { crate::models::float18::MEMORY } else { 0 }
             // Revision 12, bi-level images (4.23.6): the new templates'
             // tables and states, the third mixer, the APMs and the final
             // stage's mixer (models/bilevel12.rs).

@@ -21,6 +21,7 @@ use crate::models::float::FloatContexts;
 use crate::models::float4::Float4Contexts;
 use crate::models::float7::Float7Contexts;
 use crate::models::float10::Float10Contexts;
+use crate::models::float18::Float18Contexts;
 use crate::models::ibm10::Ibm10Contexts;
 use crate::models::image::ImageContexts;
 use crate::models::image7::Image7Contexts;
@@ -208,6 +209,10 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             }
             if config.since(10) && f.width == 4 && f.big_endian {
                 v.push(Box::new(Ibm10Contexts::new()));
+            }
+            // Revision 18 (doc/FORMAT.md 4.29.3): ordered-integer predictions.
+            if config.since(18) {
+                v.push(Box::new(Float18Contexts::new(f)));
             }
             if config.record {
                 v.push(Box::new(RecordContexts));

@@ -29,6 +29,7 @@ pub(crate) mod elf7;
 pub(crate) mod expected;
 pub(crate) mod float;
 pub(crate) mod float10;
+pub(crate) mod float18;
 pub(crate) mod float4;
 pub(crate) mod float7;
 pub(crate) mod ibm10;
