@@ -197,8 +197,10 @@ fn models() -> Vec<(&'static str, Model)> {
         ("max-r12", preset_r(Preset::Max, 12)),
         // CM revision 14 (4.25): `max` before revision 16.
         ("max-r14", preset_r(Preset::Max, 14)),
-        // CM revision 16 (4.27): today's `max`.
+        // CM revision 16 (4.27): `max` before revision 18.
         ("max-r16", preset_r(Preset::Max, 16)),
+        // CM revision 18 (4.29): today's `max`.
+        ("max-r18", preset_r(Preset::Max, 18)),
         // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13),
         // pinned at CM revision 2 (the revision `max` had then), and at
         // revision 6, and at revision 8 (today's `ultra`).
@@ -216,6 +218,7 @@ fn models() -> Vec<(&'static str, Model)> {
         // (CM revision 16).
         ("ultra-r14-k3", ultra_kind3(14, 16)),
         ("ultra-r16-k3", ultra_kind3(16, 16)),
+        ("ultra-r18-k3", ultra_kind3(18, 16)),
         // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
         // section 4.14).
         ("fast-r3", fast_r3()),
@@ -384,6 +387,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r12",
             "max-r14",
             "max-r16",
+            "max-r18",
         ];
         if ["mix2", "default-r1", "default-r2"].contains(&name) || detecting.contains(&name) {
             for input in [
@@ -417,6 +421,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r12",
             "max-r14",
             "max-r16",
+            "max-r18",
         ]
         .contains(&name)
         {
