@@ -25,7 +25,7 @@
 # of 5) of compressing 4 KiB files with the prior, loading included. Needs
 # zstd, brotli and /usr/bin/time. TRAIN_ARGS (e.g. "--table-bits 20") goes to
 # every `sep train`; PRESET fast measures the fast preset's priors (CM
-# revision 3).
+# revision 3). KINDS (e.g. "urls") limits the kinds measured.
 set -euo pipefail
 
 PACKAGES="manpages=6.03-2 linux-libc-dev=6.1.192-3 iso-codes=4.15.0-1"
@@ -88,7 +88,7 @@ fetch() {
     split_set "$dir/json/all" half
     chunks "$CORPUS/snappy.urls.10K" "$dir/urls/all" urls
     split_set "$dir/urls/all" half
-    for kind in man c json urls; do
+    for kind in ${KINDS:-man c json urls}; do
         echo "$kind: $(ls "$dir/$kind/train" | wc -l) training files ($(cat "$dir/$kind"/train/* | wc -c) bytes), $(ls "$dir/$kind/test" | wc -l) test files ($(cat "$dir/$kind"/test/* | wc -c) bytes)"
     done
 }
@@ -141,7 +141,7 @@ measure() {
     trap 'rm -rf "$work"' RETURN
     printf "%-5s %5s %9s | %9s %9s %9s %9s %9s | %7s %7s | %s\n" kind files bytes \
         "sep+prior" "zstd+dict" "sep" "zstd-19" "brotli" "vs dict" "vs sep" "prior file"
-    for kind in man c json urls; do
+    for kind in ${KINDS:-man c json urls}; do
         local d=$dir/$kind
         [ -d "$d/test" ] || continue
         "$sep" train -q -f -p "$preset" ${TRAIN_ARGS:-} -o "$work/$kind.sepp" "$d/train"
@@ -176,7 +176,7 @@ builtin() {
     local dir=$1 sep=$2 kind prior f a
     printf "%-5s %-8s %5s %9s | %9s %9s %9s %9s %9s | %7s\n" kind prior files bytes \
         builtin auto sep zstd-19 brotli "vs brotli"
-    for kind in man c json urls; do
+    for kind in ${KINDS:-man c json urls}; do
         local d=$dir/$kind
         [ -d "$d/test" ] || continue
         case $kind in man) prior=text ;; c) prior=code ;; *) prior=records ;; esac
