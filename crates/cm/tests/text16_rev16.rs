@@ -7,8 +7,8 @@
 
 mod common;
 use common::{
-    assert_text_and_code_shrink, coded_len, config, lean_config, mixed_text, noise, round_trip,
-    round_trip_each, text_test_inputs, wav_header,
+    assert_text_and_code_shrink, coded_len, config, round_trip_each,
+    round_trip_text_behind_lying_headers, text_test_inputs,
 };
 
 /// Generated English-like prose: sentences of words drawn from a small
@@ -108,21 +108,7 @@ fn revision_16_round_trips_and_is_deterministic() {
 
 #[test]
 fn revision_16_round_trips_lying_headers_and_few_inputs() {
-    // A WAV header announcing far more samples than follow, then text; a
-    // BMP signature before prose.
-    let mut wav = wav_header(2, 16, 44_100, 1 << 30);
-    wav.extend(prose(3_000, 9));
-    let mut bmp = b"BM\xff\xff\xff\x7f\0\0\0\0\x36\0\0\0".to_vec();
-    bmp.extend(prose(2_000, 11));
-    let mut bin = noise(3_000, 3);
-    bin.extend(prose(3_000, 13));
-    for data in [wav, bmp, bin, Vec::new(), b"x".to_vec()] {
-        round_trip(&data, &config(16));
-        round_trip(&data, &lean_config(16));
-    }
-    let mut cfg = config(16);
-    cfg.word = false;
-    round_trip(&mixed_text(), &cfg);
+    round_trip_text_behind_lying_headers(16, prose);
 }
 
 #[test]

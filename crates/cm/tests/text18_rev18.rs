@@ -7,8 +7,8 @@
 
 mod common;
 use common::{
-    coded_len, config, lean_config, mixed_text, noise, round_trip, round_trip_each,
-    text_test_inputs, wav_header,
+    coded_len, config, round_trip, round_trip_each, round_trip_text_behind_lying_headers,
+    text_test_inputs,
 };
 
 /// Generated C-like source: functions of statements over a few names,
@@ -58,21 +58,7 @@ fn revision_18_round_trips_and_is_deterministic() {
 
 #[test]
 fn revision_18_round_trips_lying_headers_and_few_inputs() {
-    // A WAV header announcing far more samples than follow, then text; a
-    // BMP signature before source.
-    let mut wav = wav_header(2, 16, 44_100, 1 << 30);
-    wav.extend(source(3_000, 9));
-    let mut bmp = b"BM\xff\xff\xff\x7f\0\0\0\0\x36\0\0\0".to_vec();
-    bmp.extend(source(2_000, 11));
-    let mut bin = noise(3_000, 3);
-    bin.extend(source(3_000, 13));
-    for data in [wav, bmp, bin, Vec::new(), b"x".to_vec()] {
-        round_trip(&data, &config(18));
-        round_trip(&data, &lean_config(18));
-    }
-    let mut cfg = config(18);
-    cfg.word = false;
-    round_trip(&mixed_text(), &cfg);
+    round_trip_text_behind_lying_headers(18, source);
 }
 
 #[test]

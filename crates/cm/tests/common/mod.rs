@@ -166,6 +166,27 @@ pub fn recurring_sentences(
     out.into_bytes()
 }
 
+/// Round trips, at CM `revision` (full and lean configurations), text from
+/// `text(len, seed)` behind lying headers (a WAV header announcing far more
+/// samples than follow; a BMP signature; noise), the empty and a one-byte
+/// input, and mixed text without the word contexts: the text families'
+/// hard cases.
+pub fn round_trip_text_behind_lying_headers(revision: u8, text: impl Fn(usize, u64) -> Vec<u8>) {
+    let mut wav = wav_header(2, 16, 44_100, 1 << 30);
+    wav.extend(text(3_000, 9));
+    let mut bmp = b"BM\xff\xff\xff\x7f\0\0\0\0\x36\0\0\0".to_vec();
+    bmp.extend(text(2_000, 11));
+    let mut bin = noise(3_000, 3);
+    bin.extend(text(3_000, 13));
+    for data in [wav, bmp, bin, Vec::new(), b"x".to_vec()] {
+        round_trip(&data, &config(revision));
+        round_trip(&data, &lean_config(revision));
+    }
+    let mut cfg = config(revision);
+    cfg.word = false;
+    round_trip(&mixed_text(), &cfg);
+}
+
 /// Markup, JSON, C-like code and UTF-8 text, with the repeats the
 /// indirect contexts learn from.
 pub fn mixed_text() -> Vec<u8> {
