@@ -1,6 +1,6 @@
 //! Which CM revision has which model (doc/FORMAT.md 4.18): the `default`
 //! line (odd revisions from 5) and the `max` line (even revisions from 6),
-//! and revisions 7 to 18 round trip on text, binary data and detected kinds.
+//! and revisions 7 to 20 round trip on text, binary data and detected kinds.
 
 mod common;
 use common::{config, mixed_text, noise, round_trip_each, soft_bmp};
@@ -64,6 +64,14 @@ fn each_line_keeps_its_own_models() {
         (18, 17, true),
         (18, 18, true),
         (18, 15, true),
+        (19, 17, true),
+        (19, 18, false),
+        (19, 19, true),
+        (19, 20, false),
+        (20, 18, true),
+        (20, 19, true),
+        (20, 20, true),
+        (20, 17, true),
         (2, 4, false),
         (4, 4, true),
         (4, 5, false),
@@ -79,25 +87,25 @@ fn each_line_keeps_its_own_models() {
 }
 
 #[test]
-fn revisions_up_to_18_are_valid_and_19_is_not() {
-    for revision in 0..=18 {
+fn revisions_up_to_20_are_valid_and_21_is_not() {
+    for revision in 0..=20 {
         if revision == 3 {
             continue; // the lean model takes other fields (4.14)
         }
         assert!(config(revision).validate().is_ok(), "revision {revision}");
     }
-    let err = config(19).validate().unwrap_err();
+    let err = config(21).validate().unwrap_err();
     assert!(err.contains("unknown"), "{err}");
 }
 
 #[test]
-fn revisions_7_to_18_round_trip_and_are_deterministic() {
+fn revisions_7_to_20_round_trip_and_are_deterministic() {
     let readme = include_bytes!("../../../README.md");
     let mut bin = noise(6_000, 11);
     bin.extend(&readme[..readme.len().min(4_000)]);
     let bmp = soft_bmp(48, 32);
     round_trip_each(
-        &[7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18],
+        &[7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20],
         &[&mixed_text()[..], &bin, &bmp, b"", b"x"],
         true,
     );

@@ -287,7 +287,9 @@ mod tests {
         let p = params::write_mix(&r9);
         assert_eq!(p[1], 9);
         assert_eq!(params::read_mix(&p, 1, 0), Ok(r9.clone()));
-        for r in [1, 2, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15, 16, 17, 18] {
+        for r in [
+            1, 2, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+        ] {
             let mut older = p.clone();
             older[1] = r;
             assert_eq!(params::read_mix(&older, 1, 0).unwrap().cm.revision, r);
@@ -301,7 +303,7 @@ mod tests {
                 .contains("only the serial network")
         );
         let mut bad = p.clone();
-        bad[1] = 19;
+        bad[1] = 21;
         assert!(
             params::read_mix(&bad, 1, 0)
                 .unwrap_err()
@@ -350,7 +352,7 @@ mod tests {
         bad[4 + 5] = 0; // match_min
         assert!(params::read_mix(&bad, 1, 0).is_err());
         bad = p;
-        bad[1] = 19;
+        bad[1] = 21;
         assert!(params::read_mix(&bad, 1, 0).is_err());
         // Its memory estimate is its own (a 4 MiB table, a 4 MiB match table).
         let m = f.memory_bytes(1 << 24);

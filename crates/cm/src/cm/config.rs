@@ -58,7 +58,8 @@ pub struct CmConfig {
     /// of section 4.24 and 14 is 12 plus those of 4.24 and 4.25; 15 is 13 plus
     /// the models of section 4.26 and 16 is 14 plus those of 4.26 and 4.27;
     /// 17 is 15 plus the models of section 4.28 and 18 is 16 plus those of
-    /// 4.28 and 4.29.
+    /// 4.28 and 4.29; 19 is 17 plus the models of section 4.30 and 20 is 18
+    /// plus those of 4.30 and 4.31.
     /// From 5 on, odd revisions are the `default` line and
     /// even ones the `max` line: a model of a `max` revision is in the later
     /// `max` revisions only ([`revision_has`]). Not part of
@@ -264,8 +265,8 @@ impl CmConfig {
                 self.selectors
             ));
         }
-        if self.revision > 18 {
-            return Err(format!("CM revision {} unknown (0 to 18)", self.revision));
+        if self.revision > 20 {
+            return Err(format!("CM revision {} unknown (0 to 20)", self.revision));
         }
         if self.revision == 3 {
             if self.match_min == 0 {
