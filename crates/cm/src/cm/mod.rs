@@ -46,7 +46,6 @@ use crate::matcher::{MatchModel, Visibility};
 use crate::mixer2::{Mixer2, max_inputs};
 use crate::models::detect::Detector;
 use crate::models::text;
-use crate::models::text16;
 use crate::models::{ByteCtx, ContextModel, hash2};
 use crate::prim::{AdaptiveProbs, StateMap};
 use crate::runs::RunMap;
@@ -256,15 +255,18 @@ impl Cm {
         if self.config.revision >= 4 {
             self.mixer.set_initial_weights(REV4_INITIAL_WEIGHT);
         }
-        // Revision 18 (4.29.1): the inputs of the text family (the last
-        // configured family) start at its own weight.
-        if self.config.since(18) && self.config.word {
-            let n = self.families.last().map_or(0, |f| f.bit_inputs());
-            let end = self.maps.len() + self.bit_inputs;
-            self.mixer
-                .set_initial_weights_from(end - n, text16::INITIAL_WEIGHT_18);
-            self.mixer
-                .set_initial_weights_from(end, REV4_INITIAL_WEIGHT);
+        // A family's own start for its per-bit inputs (revision 18's text
+        // family, 4.29.1; only families of revision 4 and later have one).
+        let mut first = self.maps.len();
+        for &k in &self.bit_families {
+            let f = &self.families[k];
+            let n = f.bit_inputs();
+            if let Some(w) = f.initial_weight() {
+                self.mixer.set_initial_weights_from(first, w);
+                self.mixer
+                    .set_initial_weights_from(first + n, REV4_INITIAL_WEIGHT);
+            }
+            first += n;
         }
         if let Some(c) = self.ctx12.as_ref() {
             let first = self.maps.len() + self.bit_inputs;

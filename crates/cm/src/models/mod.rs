@@ -153,6 +153,14 @@ pub(crate) trait ContextModel: std::fmt::Debug + Send + Sync + CloneFamily {
         0
     }
 
+    /// The first-layer weight the family's per-bit inputs start with in
+    /// every weight set of the configured families' mixer (`None`: the
+    /// revision's default, as every input). Read once, when the mixer is
+    /// built; a detected kind's mixer starts as in revision 2.
+    fn initial_weight(&self) -> Option<i16> {
+        None
+    }
+
     /// Prepares the per-bit inputs for the byte at `ctx.pos`.
     fn begin_byte(&mut self, _ctx: &ByteCtx<'_>) {}
 
@@ -216,6 +224,9 @@ macro_rules! forward_family {
     };
     (@ $f:ident bit_inputs) => {
         fn bit_inputs(&self) -> usize { self.$f.bit_inputs() }
+    };
+    (@ $f:ident initial_weight) => {
+        fn initial_weight(&self) -> Option<i16> { self.$f.initial_weight() }
     };
     (@ $f:ident begin_byte) => {
         fn begin_byte(&mut self, ctx: &$crate::models::ByteCtx<'_>) { self.$f.begin_byte(ctx) }

@@ -86,7 +86,8 @@ pub(crate) struct Text16Contexts {
     /// whether the byte's contexts are set.
     predicted: bool,
     active: bool,
-    /// Revision 18: a prior's snapshot holds the tables (section 11).
+    /// Revision 18: a prior's snapshot holds the tables (section 11) and
+    /// the inputs start silent ([`INITIAL_WEIGHT_18`]).
     walked: bool,
 }
 
@@ -141,6 +142,11 @@ impl ContextModel for Text16Contexts {
 
     fn bit_inputs(&self) -> usize {
         DIRECT
+    }
+
+    /// Revision 18 (4.29.1): the inputs start silent.
+    fn initial_weight(&self) -> Option<i16> {
+        self.walked.then_some(INITIAL_WEIGHT_18)
     }
 
     fn begin_byte(&mut self, ctx: &ByteCtx<'_>) {
