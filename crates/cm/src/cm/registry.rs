@@ -45,6 +45,7 @@ use crate::models::record::RecordContexts;
 use crate::models::sparse::SparseContexts;
 use crate::models::text::TextContexts;
 use crate::models::text16::Text16Contexts;
+use crate::models::text20::Text20Contexts;
 use crate::models::word::WordContexts;
 use crate::models::words8::Words8Contexts;
 use crate::models::x86::X86Contexts;
@@ -86,7 +87,10 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
         f.push(Box::new(Words8Contexts::new(config.since(8))));
     }
     // Revision 16 (doc/FORMAT.md 4.27.1): direct contexts, the last word.
-    if config.word && config.since(16) {
+    // Revision 20 (doc/FORMAT.md 4.31.1): and parse-state contexts, an APM.
+    if config.word && config.since(20) {
+        f.push(Box::new(Text20Contexts::new(config)));
+    } else if config.word && config.since(16) {
         f.push(Box::new(Text16Contexts::new(config)));
     }
     f

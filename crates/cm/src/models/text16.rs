@@ -46,7 +46,7 @@ pub(crate) const INITIAL_WEIGHT_18: i16 = 0;
 /// `2^table_bits` bytes (from revision 18 the block's effective size,
 /// `CmConfig::effective_bits`): [`BUCKET_BITS`] before revision 18, from
 /// it `table_bits - 8` within 10..=[`BUCKET_BITS`].
-fn bucket_bits(config: &CmConfig) -> u32 {
+pub(crate) fn bucket_bits(config: &CmConfig) -> u32 {
     if config.since(18) {
         u32::from(config.table_bits)
             .saturating_sub(8)
@@ -67,17 +67,24 @@ fn rates() -> Vec<u32> {
     (0..=LIMIT).map(|n| 131_072 / (2 * n + 3)).collect()
 }
 
-/// The revision-16 text family.
+/// The most direct contexts one table holds (revision 20's family keeps a
+/// second table of its own contexts: `text20.rs`).
+pub(crate) const MOST: usize = 8;
+
+/// The revision-16 text family (and, with other contexts, the direct
+/// table of revision 20's).
 #[derive(Debug, Clone)]
 pub(crate) struct Text16Contexts {
     /// Every context's buckets, context `k` at `k << BUCKET_BITS`.
     t: Vec<u32>,
+    /// Direct contexts ([`DIRECT`] for the revision-16 family).
+    n: usize,
     /// This byte's context hashes.
-    h: [u32; DIRECT],
+    h: [u32; MOST],
     /// This nibble's bucket (index of its check word) per context.
-    base: [usize; DIRECT],
+    base: [usize; MOST],
     /// This bit's slot per context.
-    slot: [usize; DIRECT],
+    slot: [usize; MOST],
     /// The rate of each count ([`rates`]).
     rate: Vec<u32>,
     /// log2 of the buckets per context ([`bucket_bits`]).
@@ -95,14 +102,22 @@ impl Text16Contexts {
     /// A fresh family for `config` (whose `table_bits` are the block's:
     /// from revision 18 the tables follow them).
     pub fn new(config: &CmConfig) -> Self {
+        Self::with_contexts(config, DIRECT)
+    }
+
+    /// A table of `n` (at most [`MOST`]) direct contexts whose hashes the
+    /// owner sets ([`set_hashes`](Self::set_hashes)) in place of
+    /// [`begin_byte`](ContextModel::begin_byte).
+    pub fn with_contexts(config: &CmConfig, n: usize) -> Self {
         let bits = bucket_bits(config);
-        let t = vec![0u32; (DIRECT << bits) * 16];
+        let t = vec![0u32; (n << bits) * 16];
         sep_kernels::advise_huge_pages(&t);
         Text16Contexts {
             t,
-            h: [0; DIRECT],
-            base: [0; DIRECT],
-            slot: [0; DIRECT],
+            n,
+            h: [0; MOST],
+            base: [0; MOST],
+            slot: [0; MOST],
             rate: rates(),
             bits,
             predicted: false,
@@ -114,7 +129,7 @@ impl Text16Contexts {
     /// Finds (or claims) every context's bucket for the nibble that
     /// starts with partial byte `c0`.
     fn find(&mut self, c0: u32) {
-        for k in 0..DIRECT {
+        for k in 0..self.n {
             let b = hash2(self.h[k], c0);
             let i = ((k << self.bits) | (b >> (32 - self.bits)) as usize) * 16;
             let check = b | 1;
@@ -124,6 +139,16 @@ impl Text16Contexts {
             }
             self.base[k] = i;
         }
+    }
+}
+
+impl Text16Contexts {
+    /// Sets this byte's context hashes (`h.len()` the table's contexts)
+    /// and makes the table predict its bits.
+    pub fn set_hashes(&mut self, h: &[u32]) {
+        self.h[..h.len()].copy_from_slice(h);
+        self.active = true;
+        self.predicted = false;
     }
 }
 
@@ -141,7 +166,7 @@ impl ContextModel for Text16Contexts {
     fn hashes(&self, _ctx: &ByteCtx<'_>, _out: &mut [u32]) {}
 
     fn bit_inputs(&self) -> usize {
-        DIRECT
+        self.n
     }
 
     /// Revision 18 (4.29.1): the inputs start silent.
@@ -155,16 +180,14 @@ impl ContextModel for Text16Contexts {
         let w = &ctx.st.words;
         let c1 = c4 & 0xFF;
         let word = hash2(w.word ^ 0x7A11, c1);
-        self.h = [
+        self.set_hashes(&[
             hash2(c4 & 0xFFFF, 0x1602),
             hash2(c4 & 0xFF_FFFF, 0x1603),
             hash2(c4, 0x1604),
             hash2(hash2(c4, c8 & 0xFFFF), 0x1606),
             word,
             hash2(word, w.word_prev ^ 0x1607),
-        ];
-        self.active = true;
-        self.predicted = false;
+        ]);
     }
 
     fn predict_bit(&mut self, c0: u32, i: u32, out: &mut [i32]) {
@@ -193,7 +216,7 @@ impl ContextModel for Text16Contexts {
     fn update_bit(&mut self, bit: u32) {
         if self.predicted {
             let target: u32 = if bit == 1 { 65535 } else { 0 };
-            for &s in &self.slot {
+            for &s in &self.slot[..self.n] {
                 let (p, n) = unpack(self.t[s]);
                 let r = i64::from(self.rate[n as usize]);
                 let p = (i64::from(p) + (((i64::from(target) - i64::from(p)) * r) >> 16))
