@@ -87,7 +87,7 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
         f.push(Box::new(Words8Contexts::new(config.since(8))));
     }
     // Revision 16 (doc/FORMAT.md 4.27.1): direct contexts, the last word.
-    // Revision 20 (doc/FORMAT.md 4.31.1): and parse-state contexts, an APM.
+    // Revision 20 (doc/FORMAT.md 4.31.1): and parse-state contexts.
     if config.word && config.since(20) {
         f.push(Box::new(Text20Contexts::new(config)));
     } else if config.word && config.since(16) {

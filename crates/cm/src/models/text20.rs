@@ -21,7 +21,7 @@
 //! Every context and input is declared here; everything is integer.
 
 use super::text16::{self, Text16Contexts};
-use super::{ByteCtx, ContextModel, hash2};
+use super::{ByteCtx, ContextModel, forward_family, hash2};
 use crate::cm::CmConfig;
 
 /// Direct contexts this family adds to revision 18's six.
@@ -66,6 +66,31 @@ struct Parse {
 }
 
 impl Parse {
+    /// Walks the state (`snapshot.rs`).
+    fn visit(&mut self, v: &mut dyn crate::snapshot::Visitor) {
+        use crate::snapshot::{visit_bool, visit_u32};
+        for b in [
+            &mut self.tag,
+            &mut self.entity,
+            &mut self.url,
+            &mut self.pipe,
+            &mut self.in_line,
+            &mut self.first_done,
+        ] {
+            visit_bool(v, b);
+        }
+        for x in [
+            &mut self.link,
+            &mut self.template,
+            &mut self.line,
+            &mut self.region,
+            &mut self.first_word,
+        ] {
+            visit_u32(v, x);
+        }
+        v.u64s(std::slice::from_mut(&mut self.last));
+    }
+
     /// The state's bits: tag, entity, link, pipe, template, URL, line kind.
     fn code(&self) -> u32 {
         u32::from(self.tag)
@@ -221,8 +246,13 @@ impl ContextModel for Text20Contexts {
         self.parse.observe(byte);
     }
 
+    /// The tables and the parse state (a prior's model goes on parsing
+    /// where its samples ended, as the trained one).
     fn visit_state(&mut self, v: &mut dyn crate::snapshot::Visitor) {
         self.base.visit_state(v);
         self.extra.visit_state(v);
+        self.parse.visit(v);
     }
+
+    forward_family!(base; initial_weight);
 }

@@ -199,8 +199,10 @@ fn models() -> Vec<(&'static str, Model)> {
         ("max-r14", preset_r(Preset::Max, 14)),
         // CM revision 16 (4.27): `max` before revision 18.
         ("max-r16", preset_r(Preset::Max, 16)),
-        // CM revision 18 (4.29): today's `max`.
+        // CM revision 18 (4.29): `max` before revision 20.
         ("max-r18", preset_r(Preset::Max, 18)),
+        // CM revision 20 (4.31): today's `max`.
+        ("max-r20", preset_r(Preset::Max, 20)),
         // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13),
         // pinned at CM revision 2 (the revision `max` had then), and at
         // revision 6, and at revision 8 (today's `ultra`).
@@ -219,6 +221,7 @@ fn models() -> Vec<(&'static str, Model)> {
         ("ultra-r14-k3", ultra_kind3(14, 16)),
         ("ultra-r16-k3", ultra_kind3(16, 16)),
         ("ultra-r18-k3", ultra_kind3(18, 16)),
+        ("ultra-r20-k3", ultra_kind3(20, 16)),
         // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
         // section 4.14).
         ("fast-r3", fast_r3()),
@@ -388,6 +391,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r14",
             "max-r16",
             "max-r18",
+            "max-r20",
         ];
         if ["mix2", "default-r1", "default-r2"].contains(&name) || detecting.contains(&name) {
             for input in [
@@ -422,6 +426,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r14",
             "max-r16",
             "max-r18",
+            "max-r20",
         ]
         .contains(&name)
         {
