@@ -216,7 +216,7 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             }
             // Revision 18 (doc/FORMAT.md 4.29.3): ordered-integer predictions.
             if config.since(18) {
-                v.push(Box::new(Float18Contexts::new(f)));
+                v.push(Box::new(Float18Contexts::new(f, config.since(20))));
             }
             if config.record {
                 v.push(Box::new(RecordContexts));

@@ -77,6 +77,57 @@ fn bucket(e: i128) -> usize {
     ((len / 2).min(ERRS / 2 - 1) << 1) | usize::from(e < 0)
 }
 
+/// Revision 20 (doc/FORMAT.md 4.31.4): the family made its hashed contexts in
+/// `begin_byte`, so they were one byte late (the model asks every family
+/// for its hashes before it calls `begin_byte`): the contexts of a byte
+/// were those made for the byte before it. From revision 20 the family
+/// prepares the next byte when it observes the current one, so that its
+/// hashes are the byte's own; `Ahead` says when to prepare (once per byte).
+#[derive(Debug, Clone, Copy)]
+struct Ahead {
+    /// Whether the family prepares ahead (revision 20 on).
+    on: bool,
+    /// The block start seen at the last `begin_byte`.
+    start: usize,
+    /// The block start and position prepared last.
+    ready: (usize, usize),
+}
+
+impl Ahead {
+    /// For a family of revision 20 or later (`on`), or an earlier one.
+    fn new(on: bool) -> Self {
+        Ahead {
+            on,
+            start: 0,
+            ready: (usize::MAX, usize::MAX),
+        }
+    }
+
+    /// At `begin_byte` of the byte at `pos` of the block starting at
+    /// `start`: whether the family must prepare it now.
+    #[inline]
+    fn begin(&mut self, start: usize, pos: usize) -> bool {
+        if !self.on {
+            return true;
+        }
+        self.start = start;
+        let now = (start, pos);
+        let prepare = self.ready != now;
+        self.ready = now;
+        prepare
+    }
+
+    /// After the byte at `pos` is observed: the block start and position
+    /// the family prepares now, if it prepares ahead.
+    #[inline]
+    fn next(&mut self, pos: usize) -> Option<(usize, usize)> {
+        self.on.then(|| {
+            self.ready = (self.start, pos + 1);
+            self.ready
+        })
+    }
+}
+
 /// What the family knows about an element before its first byte.
 #[derive(Debug, Clone, Copy, Default)]
 struct Elem {
@@ -119,11 +170,14 @@ pub(crate) struct Float18Contexts {
     /// Whether the family is idle for the byte (short records of 4-byte
     /// numbers).
     idle: bool,
+    /// Revision 20: the contexts are the byte's own ([`Ahead`]).
+    ahead: Ahead,
 }
 
 impl Float18Contexts {
-    /// The family for an array laid out as `info`.
-    pub fn new(info: FloatInfo) -> Self {
+    /// The family for an array laid out as `info`; `ahead`: revision 20's
+    /// timely contexts ([`Ahead`]).
+    pub fn new(info: FloatInfo, ahead: bool) -> Self {
         Float18Contexts {
             info,
             lag: info.lag.max(2),
@@ -137,6 +191,7 @@ impl Float18Contexts {
             hash: [0; CONTEXTS],
             measured: false,
             idle: true,
+            ahead: Ahead::new(ahead),
         }
     }
 
@@ -237,13 +292,59 @@ impl ContextModel for Float18Contexts {
     }
 
     fn begin_byte(&mut self, ctx: &ByteCtx<'_>) {
+        if self.ahead.begin(ctx.st.start, ctx.pos) {
+            self.prepare(ctx.data, ctx.pos, ctx.st.start);
+        }
+    }
+
+    fn predict_bit(&mut self, c0: u32, i: u32, out: &mut [i32]) {
+        if self.idle {
+            out.fill(0);
+        } else {
+            self.bits.predict(c0, i, out);
+        }
+    }
+
+    fn update_bit(&mut self, bit: u32) {
+        if !self.idle {
+            self.bits.update(bit);
+        }
+    }
+
+    /// At the first byte it sees and every [`RELAG`] bytes, measures the
+    /// row or record length over the last [`DETECT_LEN`] bytes (as
+    /// revision 4's family); from revision 20 then prepares the next byte.
+    fn observe(&mut self, data: &[u8], pos: usize, _byte: u8) {
         let FloatInfo {
             width,
             big_endian,
             offset,
             ..
         } = self.info;
-        let (data, pos, start) = (ctx.data, ctx.pos, ctx.st.start);
+        let end = pos + 1;
+        if (end.is_multiple_of(RELAG) || !self.measured) && end >= DETECT_LEN {
+            self.measured = true;
+            let base = end - DETECT_LEN;
+            let first = base + (offset + width - base % width) % width;
+            let vals = values(&data[base..end], base, first, width, big_endian);
+            self.lag = best_lag(&vals, width);
+        }
+        if let Some((start, next)) = self.ahead.next(pos) {
+            self.prepare(data, next, start);
+        }
+    }
+}
+
+impl Float18Contexts {
+    /// The byte at `pos` of the block starting at `start`: its element,
+    /// expected bytes and contexts.
+    fn prepare(&mut self, data: &[u8], pos: usize, start: usize) {
+        let FloatInfo {
+            width,
+            big_endian,
+            offset,
+            ..
+        } = self.info;
         let first = start + offset % width;
         // Short records of 4-byte numbers are revisions 7 and 10's (lag 2
         // is the measurement's floor: no record found).
@@ -308,38 +409,53 @@ impl ContextModel for Float18Contexts {
         ]
         .map(|h| hash2(h, 0xF118));
     }
+}
 
-    fn predict_bit(&mut self, c0: u32, i: u32, out: &mut [i32]) {
-        if self.idle {
-            out.fill(0);
-        } else {
-            self.bits.predict(c0, i, out);
-        }
-    }
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    fn update_bit(&mut self, bit: u32) {
-        if !self.idle {
-            self.bits.update(bit);
+    /// From revision 20 the hashes the model reads before `begin_byte` are
+    /// the byte's own: those revision 18's family makes in `begin_byte`.
+    #[test]
+    fn revision_20_hashes_are_the_bytes_own() {
+        let info = FloatInfo {
+            width: 4,
+            big_endian: false,
+            offset: 0,
+            lag: 40,
+        };
+        let data: Vec<u8> = (0..4000u32)
+            .flat_map(|k| (100.0 + (k as f32 * 0.1).sin() * 20.0).to_le_bytes())
+            .collect();
+        let st = crate::cm::CmStream::new(0);
+        let vis = crate::matcher::Sequential(data.len());
+        let mut late = Float18Contexts::new(info, false);
+        let mut now = Float18Contexts::new(info, true);
+        let (mut own, mut read, mut before) =
+            ([0u32; CONTEXTS], [0u32; CONTEXTS], [0u32; CONTEXTS]);
+        let mut differed = 0;
+        for pos in 0..data.len() {
+            let ctx = ByteCtx {
+                data: &data,
+                pos,
+                st: &st,
+                vis: &vis,
+            };
+            // What the model reads: before begin_byte.
+            now.hashes(&ctx, &mut read);
+            late.hashes(&ctx, &mut before);
+            now.begin_byte(&ctx);
+            late.begin_byte(&ctx);
+            // What the byte's own are: made in begin_byte.
+            late.hashes(&ctx, &mut own);
+            if pos > 0 {
+                assert_eq!(read, own, "byte {pos}");
+                differed += usize::from(before != own);
+            }
+            now.observe(&data, pos, data[pos]);
+            late.observe(&data, pos, data[pos]);
         }
-    }
-
-    /// At the first byte it sees and every [`RELAG`] bytes, measures the
-    /// row or record length over the last [`DETECT_LEN`] bytes (as
-    /// revision 4's family).
-    fn observe(&mut self, data: &[u8], pos: usize, _byte: u8) {
-        let FloatInfo {
-            width,
-            big_endian,
-            offset,
-            ..
-        } = self.info;
-        let end = pos + 1;
-        if (end.is_multiple_of(RELAG) || !self.measured) && end >= DETECT_LEN {
-            self.measured = true;
-            let base = end - DETECT_LEN;
-            let first = base + (offset + width - base % width) % width;
-            let vals = values(&data[base..end], base, first, width, big_endian);
-            self.lag = best_lag(&vals, width);
-        }
+        assert!(differed > 3000, "{differed}");
     }
 }
