@@ -31,6 +31,24 @@ pub(crate) struct FloatInfo {
     pub lag: usize,
 }
 
+impl FloatInfo {
+    /// The row or record length (elements) measured over the
+    /// [`DETECT_LEN`] bytes before `end` (at least [`DETECT_LEN`]): the
+    /// families re-measure it every [`RELAG`] bytes.
+    pub(crate) fn lag_before(&self, data: &[u8], end: usize) -> usize {
+        let FloatInfo {
+            width,
+            big_endian,
+            offset,
+            ..
+        } = *self;
+        let base = end - DETECT_LEN;
+        let first = base + (offset + width - base % width) % width;
+        let vals = values(&data[base..end], base, first, width, big_endian);
+        best_lag(&vals, width)
+    }
+}
+
 /// Bytes of the block's start that [`FloatInfo::detect`] looks at.
 pub(crate) const DETECT_LEN: usize = 1 << 14;
 
@@ -413,16 +431,7 @@ impl ContextModel for FloatContexts {
         if !end.is_multiple_of(RELAG) || end < DETECT_LEN {
             return;
         }
-        let FloatInfo {
-            width,
-            big_endian,
-            offset,
-            ..
-        } = self.info;
-        let base = end - DETECT_LEN;
-        let first = base + (offset + width - base % width) % width;
-        let vals = values(&data[base..end], base, first, width, big_endian);
-        self.lag = best_lag(&vals, width);
+        self.lag = self.info.lag_before(data, end);
     }
 }
 

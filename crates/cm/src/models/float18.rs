@@ -24,7 +24,7 @@
 //! All arithmetic is integer.
 
 use super::expected::ExpectedBits;
-use super::float::{DETECT_LEN, FloatInfo, RELAG, best_lag, read, values};
+use super::float::{DETECT_LEN, FloatInfo, RELAG, read};
 use super::{ByteCtx, ContextModel, hash2};
 
 /// Predictions (per-bit inputs).
@@ -315,19 +315,10 @@ impl ContextModel for Float18Contexts {
     /// row or record length over the last [`DETECT_LEN`] bytes (as
     /// revision 4's family); from revision 20 then prepares the next byte.
     fn observe(&mut self, data: &[u8], pos: usize, _byte: u8) {
-        let FloatInfo {
-            width,
-            big_endian,
-            offset,
-            ..
-        } = self.info;
         let end = pos + 1;
         if (end.is_multiple_of(RELAG) || !self.measured) && end >= DETECT_LEN {
             self.measured = true;
-            let base = end - DETECT_LEN;
-            let first = base + (offset + width - base % width) % width;
-            let vals = values(&data[base..end], base, first, width, big_endian);
-            self.lag = best_lag(&vals, width);
+            self.lag = self.info.lag_before(data, end);
         }
         if let Some((start, next)) = self.ahead.next(pos) {
             self.prepare(data, next, start);

@@ -28,7 +28,7 @@
 //! All arithmetic is integer: encoder and decoder agree on every machine.
 
 use super::expected::ExpectedBits;
-use super::float::{DETECT_LEN, FloatInfo, RELAG, best_lag, read, shared_bits, values};
+use super::float::{DETECT_LEN, FloatInfo, RELAG, read, shared_bits};
 use super::{ByteCtx, ContextModel, hash2};
 
 /// Number of value predictions (per-bit inputs).
@@ -466,17 +466,11 @@ impl ContextModel for Float4Contexts {
     /// length over the last [`DETECT_LEN`] bytes.
     fn observe(&mut self, data: &[u8], pos: usize, _byte: u8) {
         let FloatInfo {
-            width,
-            big_endian,
-            offset,
-            ..
+            width, big_endian, ..
         } = self.info;
         let end = pos + 1;
         if end.is_multiple_of(RELAG) && end >= DETECT_LEN {
-            let base = end - DETECT_LEN;
-            let first = base + (offset + width - base % width) % width;
-            let vals = values(&data[base..end], base, first, width, big_endian);
-            self.lag = best_lag(&vals, width);
+            self.lag = self.info.lag_before(data, end);
         }
         let (k, here) = self.place(end);
         if k != 0 || here < width {
