@@ -99,7 +99,11 @@ pub(crate) trait ContextModel: std::fmt::Debug + Send + Sync + CloneFamily {
     fn contexts(&self) -> usize;
 
     /// Writes the hash of each of the family's contexts for the byte at
-    /// `ctx.pos` to `out` (`out.len() == self.contexts()`).
+    /// `ctx.pos` to `out` (`out.len() == self.contexts()`). The model asks
+    /// every family for its hashes before it calls `begin_byte` for the
+    /// byte: hashes a family makes in `begin_byte` reach the next byte
+    /// (revisions 10 and 18's float families, doc/FORMAT.md 4.31.4; make
+    /// them here or in `observe` of the byte before).
     fn hashes(&self, ctx: &ByteCtx<'_>, out: &mut [u32]);
 
     /// Weight sets of the mixer selector this family offers in place of the

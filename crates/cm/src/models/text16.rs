@@ -146,6 +146,7 @@ impl Text16Contexts {
     /// Sets this byte's context hashes (`h.len()` the table's contexts)
     /// and makes the table predict its bits.
     pub fn set_hashes(&mut self, h: &[u32]) {
+        debug_assert_eq!(h.len(), self.n, "one hash per direct context");
         self.h[..h.len()].copy_from_slice(h);
         self.active = true;
         self.predicted = false;
