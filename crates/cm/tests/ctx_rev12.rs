@@ -29,8 +29,8 @@ fn revision_12_round_trips_with_few_inputs_and_lying_headers() {
 
 #[test]
 fn revision_12_beats_10_on_text_and_code() {
-    let readme = include_bytes!("../../../README.md");
-    let code = include_bytes!("../src/cm/mod.rs");
+    let readme = include_bytes!("data/readme.md");
+    let code = include_bytes!("data/cm-mod.rs.txt");
     for data in [&readme[..readme.len().min(20_000)], &code[..20_000]] {
         let a = coded_len(data, &config(10));
         let b = coded_len(data, &config(12));

@@ -79,8 +79,8 @@ fn revision_18_beats_16_on_text_and_code() {
     // table a preset gives a block of this size (`table_bits` 27, capped
     // at 25 for 40 KB: 2^17 buckets). (At `table_bits` 22, 2^14 buckets,
     // the README loses: 11,749 -> 11,796 bytes.)
-    let readme = include_bytes!("../../../README.md");
-    let code = include_bytes!("../src/cm/mod.rs");
+    let readme = include_bytes!("data/readme.md");
+    let code = include_bytes!("data/cm-mod.rs.txt");
     for data in [&readme[..readme.len().min(40_000)], &code[..]] {
         let mut old = config(16);
         old.table_bits = 27;

@@ -29,7 +29,7 @@ fn config(revision: u8) -> CmConfig {
 
 #[test]
 fn revision_4_round_trips_and_is_deterministic() {
-    let readme = include_bytes!("../../../README.md");
+    let readme = include_bytes!("data/readme.md");
     let mut bin: Vec<u8> = (0..20_000u32).map(|i| ((i * i) >> 5) as u8).collect();
     bin.extend(&readme[..readme.len().min(5_000)]);
     for data in [
@@ -102,8 +102,8 @@ fn revision_4_round_trips_side_by_side_streams() {
 fn revision_4_beats_revision_2_on_text_and_code() {
     // Real text of this repository (Markdown prose and Rust code) and the
     // generated markup: revision 4 must code each smaller than revision 2.
-    let readme = include_bytes!("../../../README.md");
-    let code = include_bytes!("../src/cm/mod.rs");
+    let readme = include_bytes!("data/readme.md");
+    let code = include_bytes!("data/cm-mod.rs.txt");
     for data in [
         &readme[..readme.len().min(40_000)],
         &code[..],

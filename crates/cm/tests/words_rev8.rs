@@ -41,7 +41,7 @@ fn utf8_text(len: usize) -> Vec<u8> {
 
 #[test]
 fn revisions_7_and_8_round_trip_and_are_deterministic() {
-    let readme = include_bytes!("../../../README.md");
+    let readme = include_bytes!("data/readme.md");
     let mut bin = noise(6_000, 9);
     bin.extend(&readme[..readme.len().min(4_000)]);
     let bmp = soft_bmp(48, 32);
@@ -63,9 +63,9 @@ fn revisions_7_and_8_round_trip_and_are_deterministic() {
 
 #[test]
 fn revision_8_beats_revision_6_on_text_markup_and_utf8() {
-    let readme = include_bytes!("../../../README.md");
-    let format = include_bytes!("../../../doc/FORMAT.md");
-    let code = include_bytes!("../src/cm/mod.rs");
+    let readme = include_bytes!("data/readme.md");
+    let format = include_bytes!("data/format.md");
+    let code = include_bytes!("data/cm-mod.rs.txt");
     // (Not `mixed_text()`: it repeats a few lines, codes to about 450
     // bytes, and revision 8's extra inputs cost it about 10 bytes.)
     for data in [

@@ -312,11 +312,11 @@ pub fn soft_tga32(w: usize, h: usize) -> Vec<u8> {
 }
 
 /// The inputs the text revisions' tests round trip: mixed markup, JSON, code
-/// and UTF-8 text, the start of README.md, noise with text after it (`seed`
+/// and UTF-8 text, the start of `data/readme.md`, noise with text after it (`seed`
 /// varies the noise), a detected BMP image (detected kinds take another
 /// path), an empty and a one-byte input.
 pub fn text_test_inputs(seed: u64) -> Vec<Vec<u8>> {
-    let readme = include_bytes!("../../../../README.md");
+    let readme = include_bytes!("../data/readme.md");
     let mut bin = noise(6_000, seed);
     bin.extend(&readme[..readme.len().min(4_000)]);
     vec![
@@ -346,11 +346,11 @@ pub fn lean_config(revision: u8) -> CmConfig {
 }
 
 /// For each `(old, new)` pair, asserts that revision `new` codes real text
-/// of this repository (README.md's first 40,000 bytes, Markdown prose) and
-/// real code (`crates/cm/src/cm/mod.rs`) smaller than revision `old`.
+/// of this repository (`data/readme.md`: README.md's first 40,000 bytes at 4570cd0, Markdown prose) and
+/// real code (`data/cm-mod.rs.txt`: `src/cm/mod.rs` at 4570cd0) smaller than revision `old`.
 pub fn assert_text_and_code_shrink(pairs: &[(u8, u8)]) {
-    let readme = include_bytes!("../../../../README.md");
-    let code = include_bytes!("../../src/cm/mod.rs");
+    let readme = include_bytes!("../data/readme.md");
+    let code = include_bytes!("../data/cm-mod.rs.txt");
     for data in [&readme[..readme.len().min(40_000)], &code[..]] {
         for &(old, new) in pairs {
             let a = round_trip(data, &config(old)).len();
