@@ -59,7 +59,8 @@ pub struct CmConfig {
     /// the models of section 4.26 and 16 is 14 plus those of 4.26 and 4.27;
     /// 17 is 15 plus the models of section 4.28 and 18 is 16 plus those of
     /// 4.28 and 4.29; 19 is 17 plus the models of section 4.30 and 20 is 18
-    /// plus those of 4.30 and 4.31.
+    /// plus those of 4.30 and 4.31; 21 is 19 plus the models of section 4.32
+    /// and 22 is 20 plus those of 4.32 and 4.33.
     /// From 5 on, odd revisions are the `default` line and
     /// even ones the `max` line: a model of a `max` revision is in the later
     /// `max` revisions only ([`revision_has`]). Not part of
@@ -266,8 +267,8 @@ impl CmConfig {
                 self.selectors
             ));
         }
-        if self.revision > 20 {
-            return Err(format!("CM revision {} unknown (0 to 20)", self.revision));
+        if self.revision > 22 {
+            return Err(format!("CM revision {} unknown (0 to 22)", self.revision));
         }
         if self.revision == 3 {
             if self.match_min == 0 {
