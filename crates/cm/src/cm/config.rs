@@ -168,6 +168,8 @@ impl CmConfig {
             + if self.since(16) { crate::models::image16::MEMORY } else { 0 }
             // Revision 18, 24/32-bit images (4.29.2): the OLS systems, residual ring, APM and second selector's weight sets (models/image18.rs).
             + if self.since(18) { crate::models::image18::MEMORY } else { 0 }
+            // Revision 22, 24/32-bit images (4.33.2): the further selectors' weight sets and the distance APM (models/image22.rs).
+            + if self.since(22) { crate::models::image22::MEMORY } else { 0 }
             // Revision 7, spreadsheets (4.18.4): the cell family's per-bit
             // tables (models/biff7.rs).
             + if self.since(7) { crate::models::biff7::MEMORY } else { 0 }

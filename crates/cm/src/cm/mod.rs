@@ -74,6 +74,10 @@ fn apm_rate(revision: u8) -> u32 {
 /// (16384 = 1.0; doc/FORMAT.md 4.15.1).
 const REV4_INITIAL_WEIGHT: i16 = 2000;
 
+/// Revision 22 (doc/FORMAT.md 4.33.2): most further selectors a detected
+/// kind's family offers.
+const KIND_MORE_MAX: usize = 6;
+
 /// The mixer inputs after the hashed contexts, in mixer order: an order-0
 /// prediction, one per match model, the network's (if any), and a bias. The
 /// mixer's size ([`count`](Self::count)) and the inputs set per bit
@@ -123,6 +127,9 @@ pub struct Cm {
     /// Revision 18 (doc/FORMAT.md 4.29.2): the family of the detected
     /// kind's second selector, if any.
     kind_selector2: Option<usize>,
+    /// Revision 22 (doc/FORMAT.md 4.33.2): how many further selectors
+    /// that family offers after its second.
+    kind_more: usize,
     /// Families with per-bit inputs, and how many inputs they add in all.
     bit_families: Vec<usize>,
     bit_inputs: usize,
@@ -213,6 +220,7 @@ impl Cm {
             byte_selector_ctx: 0,
             kind_selector: None,
             kind_selector2: None,
+            kind_more: 0,
             bit_families: Vec::new(),
             bit_inputs: 0,
             apm_byte: None,
@@ -345,7 +353,16 @@ impl Cm {
             if self.kind_selector2.is_some() {
                 chosen.push(families[k].kind_selector2_size());
             }
+            // Revision 22 (4.33.2): its further selectors.
+            let more = families[k].kind_selectors_more();
+            self.kind_more = if self.kind_selector2.is_some() && self.config.since(22) {
+                more.len().min(KIND_MORE_MAX)
+            } else {
+                0
+            };
+            chosen.extend_from_slice(&more[..self.kind_more]);
         } else {
+            self.kind_more = 0;
             if self.extra_selectors {
                 chosen.push(256);
             }
@@ -667,6 +684,16 @@ impl Cm {
                 // Revision 18 (4.29.2): the kind's second selector.
                 self.mixer.select(k, self.families[f].kind_selector2(c0, i));
                 k += 1;
+            }
+            if self.kind_more > 0 {
+                // Revision 22 (4.33.2): the kind's further selectors.
+                let mut ctx = [0usize; KIND_MORE_MAX];
+                let ctx = &mut ctx[..self.kind_more];
+                self.families[f].kind_selectors_more_ctx(c0, i, ctx);
+                for &c in ctx.iter() {
+                    self.mixer.select(k, c);
+                    k += 1;
+                }
             }
         } else {
             if self.extra_selectors {

@@ -29,6 +29,7 @@ use crate::models::image10::Image10Contexts;
 use crate::models::image14::Image14Contexts;
 use crate::models::image16::Image16Contexts;
 use crate::models::image18::Image18Contexts;
+use crate::models::image22::Image22Contexts;
 use crate::models::indirect::IndirectContexts;
 use crate::models::jpeg::JpegContexts;
 use crate::models::jpeg7::Jpeg7Contexts;
@@ -236,6 +237,12 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
         DataKind::Audio(a) => vec![
             Box::new(OrderContexts::new(0, 0)),
             Box::new(AudioContexts::new(a)),
+        ],
+        // Revision 22 (doc/FORMAT.md 4.33.2): more mixer selectors.
+        DataKind::Image(i) if config.since(22) && matches!(i.pixel_bytes, 3 | 4) => vec![
+            Box::new(OrderContexts::new(0b1, 0)),
+            Box::new(Image14Contexts::new(i)),
+            Box::new(Image22Contexts::new(i)),
         ],
         // Revision 18 (doc/FORMAT.md 4.29.2): OLS predictors.
         DataKind::Image(i) if config.since(18) && matches!(i.pixel_bytes, 3 | 4) => vec![

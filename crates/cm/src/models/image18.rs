@@ -153,6 +153,13 @@ impl Image18Contexts {
         i32::from(self.ring[p & (self.ring.len() - 1)])
     }
 
+    /// The current byte's channel, OLS prediction of `16 (v - 128)` and
+    /// error level, between `begin_byte` and `observe` (revision 22's
+    /// family reads them, doc/FORMAT.md 4.33.2).
+    pub(crate) fn prediction(&self) -> Option<(usize, i32, usize)> {
+        self.cur.map(|b| (b.ch, b.fine, b.level))
+    }
+
     /// Everything the revision-18 part derives from the byte's
     /// neighbourhood.
     fn now(&self, ctx: &ByteCtx<'_>) -> Now {

@@ -38,6 +38,7 @@ pub(crate) mod image10;
 pub(crate) mod image14;
 pub(crate) mod image16;
 pub(crate) mod image18;
+pub(crate) mod image22;
 pub(crate) mod image7;
 pub(crate) mod indirect;
 pub(crate) mod jpeg;
@@ -151,6 +152,17 @@ pub(crate) trait ContextModel: std::fmt::Debug + Send + Sync + CloneFamily {
     fn kind_selector2(&self, _c0: u32, _i: u32) -> usize {
         0
     }
+
+    /// Revision 22 (doc/FORMAT.md 4.33.2): weight sets of further mixer
+    /// selectors offered by the family that offers the second one, taken
+    /// after it in this order (empty: none).
+    fn kind_selectors_more(&self) -> &[usize] {
+        &[]
+    }
+
+    /// Their contexts for bit `i` (`c0` the bits so far with a leading 1),
+    /// in that order (`out.len() == self.kind_selectors_more().len()`).
+    fn kind_selectors_more_ctx(&self, _c0: u32, _i: u32, _out: &mut [usize]) {}
 
     /// Mixer inputs this family computes per bit, after every family's
     /// hashed contexts (0: none; then the three methods below are unused).
