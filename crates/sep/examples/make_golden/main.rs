@@ -201,8 +201,10 @@ fn models() -> Vec<(&'static str, Model)> {
         ("max-r16", preset_r(Preset::Max, 16)),
         // CM revision 18 (4.29): `max` before revision 20.
         ("max-r18", preset_r(Preset::Max, 18)),
-        // CM revision 20 (4.31): today's `max`.
+        // CM revision 20 (4.31): `max` before revision 22.
         ("max-r20", preset_r(Preset::Max, 20)),
+        // CM revision 22 (4.33): today's `max`.
+        ("max-r22", preset_r(Preset::Max, 22)),
         // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13),
         // pinned at CM revision 2 (the revision `max` had then), and at
         // revision 6, and at revision 8 (today's `ultra`).
@@ -222,6 +224,7 @@ fn models() -> Vec<(&'static str, Model)> {
         ("ultra-r16-k3", ultra_kind3(16, 16)),
         ("ultra-r18-k3", ultra_kind3(18, 16)),
         ("ultra-r20-k3", ultra_kind3(20, 16)),
+        ("ultra-r22-k3", ultra_kind3(22, 16)),
         // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
         // section 4.14).
         ("fast-r3", fast_r3()),
@@ -392,6 +395,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r16",
             "max-r18",
             "max-r20",
+            "max-r22",
         ];
         if ["mix2", "default-r1", "default-r2"].contains(&name) || detecting.contains(&name) {
             for input in [
@@ -427,6 +431,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r16",
             "max-r18",
             "max-r20",
+            "max-r22",
         ]
         .contains(&name)
         {
