@@ -260,7 +260,11 @@ impl Cm {
     /// more than twenty inputs the first bytes' mix is less overconfident.
     /// (A detected kind's mixer starts as in revision 2.)
     fn rev4_initial_weights(&mut self) {
-        if self.config.revision >= 4 {
+        if self.text_mix && self.config.since(22) {
+            // Revision 22 (4.33.3): the configured families' mixer starts
+            // quieter.
+            self.mixer.set_initial_weights(REV22_INITIAL_WEIGHT);
+        } else if self.config.revision >= 4 {
             self.mixer.set_initial_weights(REV4_INITIAL_WEIGHT);
         }
         // A family's own start for its per-bit inputs (revision 18's text
@@ -851,7 +855,11 @@ impl Cm {
             // Revision 2 learns faster at the start of a stream: the
             // first layer's rate decays from 16 towards 6 (11 at 16 KiB).
             let n = (pos - st.start).min(1 << 30) as i32;
-            if self.text_mix && self.config.since(9) {
+            if self.text_mix && self.config.since(22) {
+                // Revision 22 (4.33.3): a smaller extra rate at the start.
+                self.mixer
+                    .set_rates(REV9_RATE_FLOOR + REV22_RATE_EXTRA * 16384 / (16384 + n), 2);
+            } else if self.text_mix && self.config.since(9) {
                 // Revision 9 (4.20.1): a lower floor, in quarter units.
                 self.mixer
                     .set_rates(REV9_RATE_FLOOR + REV9_RATE_EXTRA * 16384 / (16384 + n), 2);
@@ -1009,6 +1017,13 @@ const REV9_RATE_EXTRA: i32 = 40;
 const REV9_SET_BOOST: i32 = 32;
 const REV9_SET_HALF: i32 = 256;
 const REV9_RATE_SHIFT: u32 = 2;
+
+/// Revision 22 (doc/FORMAT.md 4.33.3): the configured families' mixer
+/// starts every first-layer weight that revision 4 starts at 2000 at this
+/// instead (16384 = 1.0), and its first-layer rate's extra part at the
+/// start of a stream is this (revision 9: [`REV9_RATE_EXTRA`]).
+const REV22_INITIAL_WEIGHT: i16 = 500;
+const REV22_RATE_EXTRA: i32 = 20;
 
 /// Revision 8: the longest-order selector looks at this many order
 /// contexts; its sets are `(orders + 1) * 256`.
