@@ -21,7 +21,7 @@
 use super::image::ImageInfo;
 use super::image18::Image18Contexts;
 use super::pixel::sample;
-use super::{ByteCtx, ContextModel};
+use super::{ByteCtx, ContextModel, forward_family};
 use crate::apm::Apm;
 use crate::logistic::stretch;
 
@@ -107,41 +107,20 @@ impl Image22Contexts {
 }
 
 impl ContextModel for Image22Contexts {
-    fn contexts(&self) -> usize {
-        self.base.contexts()
-    }
-
-    fn hashes(&self, ctx: &ByteCtx<'_>, out: &mut [u32]) {
-        self.base.hashes(ctx, out);
-    }
-
-    fn selector_size(&self) -> usize {
-        self.base.selector_size()
-    }
-
-    fn selector(&self, ctx: &ByteCtx<'_>) -> usize {
-        self.base.selector(ctx)
-    }
-
-    fn apm_byte(&self, ctx: &ByteCtx<'_>) -> Option<u32> {
-        self.base.apm_byte(ctx)
-    }
-
-    fn kind_selector_size(&self) -> usize {
-        self.base.kind_selector_size()
-    }
-
-    fn kind_selector(&self, c0: u32, i: u32) -> usize {
-        self.base.kind_selector(c0, i)
-    }
-
-    fn kind_selector2_size(&self) -> usize {
-        self.base.kind_selector2_size()
-    }
-
-    fn kind_selector2(&self, c0: u32, i: u32) -> usize {
-        self.base.kind_selector2(c0, i)
-    }
+    forward_family!(
+        base;
+        contexts,
+        hashes,
+        selector_size,
+        selector,
+        apm_byte,
+        kind_selector_size,
+        kind_selector,
+        kind_selector2_size,
+        kind_selector2,
+        bit_inputs,
+        predict_bit,
+    );
 
     fn kind_selectors_more(&self) -> &[usize] {
         &SELECTORS
@@ -161,10 +140,6 @@ impl ContextModel for Image22Contexts {
         ]);
     }
 
-    fn bit_inputs(&self) -> usize {
-        self.base.bit_inputs()
-    }
-
     fn begin_byte(&mut self, ctx: &ByteCtx<'_>) {
         self.base.begin_byte(ctx);
         let img = &self.img;
@@ -180,10 +155,6 @@ impl ContextModel for Image22Contexts {
                 n16: 16 * n,
             }
         });
-    }
-
-    fn predict_bit(&mut self, c0: u32, i: u32, out: &mut [i32]) {
-        self.base.predict_bit(c0, i, out);
     }
 
     fn update_bit(&mut self, bit: u32) {

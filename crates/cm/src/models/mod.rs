@@ -240,6 +240,21 @@ macro_rules! forward_family {
     (@ $f:ident apm_byte) => {
         fn apm_byte(&self, ctx: &$crate::models::ByteCtx<'_>) -> Option<u32> { self.$f.apm_byte(ctx) }
     };
+    (@ $f:ident kind_selector_size) => {
+        fn kind_selector_size(&self) -> usize { self.$f.kind_selector_size() }
+    };
+    (@ $f:ident kind_selector) => {
+        fn kind_selector(&self, c0: u32, i: u32) -> usize { self.$f.kind_selector(c0, i) }
+    };
+    (@ $f:ident kind_selector2_size) => {
+        fn kind_selector2_size(&self) -> usize { self.$f.kind_selector2_size() }
+    };
+    (@ $f:ident kind_selector2) => {
+        fn kind_selector2(&self, c0: u32, i: u32) -> usize { self.$f.kind_selector2(c0, i) }
+    };
+    (@ $f:ident predict_bit) => {
+        fn predict_bit(&mut self, c0: u32, i: u32, out: &mut [i32]) { self.$f.predict_bit(c0, i, out) }
+    };
     (@ $f:ident bit_inputs) => {
         fn bit_inputs(&self) -> usize { self.$f.bit_inputs() }
     };
