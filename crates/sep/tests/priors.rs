@@ -49,8 +49,12 @@ fn a_prior_round_trips_and_pays() {
             },
         )
         .unwrap();
+        // At least 25% smaller. (Max at CM revision 20: 156 bytes with
+        // the prior, 243 without; at 22, 155 and 218: revision 22's quieter
+        // mixer start (doc/FORMAT.md 4.33.3) codes the file better without
+        // a prior, so the prior's share of the gain is 29%, not 36%.)
         assert!(
-            with.len() * 10 < without.len() * 7,
+            with.len() * 4 < without.len() * 3,
             "{preset:?}: {} with the prior, {} without",
             with.len(),
             without.len()
