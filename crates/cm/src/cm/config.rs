@@ -60,7 +60,8 @@ pub struct CmConfig {
     /// 17 is 15 plus the models of section 4.28 and 18 is 16 plus those of
     /// 4.28 and 4.29; 19 is 17 plus the models of section 4.30 and 20 is 18
     /// plus those of 4.30 and 4.31; 21 is 19 plus the models of section 4.32
-    /// and 22 is 20 plus those of 4.32 and 4.33.
+    /// and 22 is 20 plus those of 4.32 and 4.33; 23 is 21 plus the models
+    /// of section 4.34 and 24 is 22 plus those of 4.34 and 4.35.
     /// From 5 on, odd revisions are the `default` line and
     /// even ones the `max` line: a model of a `max` revision is in the later
     /// `max` revisions only ([`revision_has`]). Not part of
@@ -270,8 +271,8 @@ impl CmConfig {
                 self.selectors
             ));
         }
-        if self.revision > 22 {
-            return Err(format!("CM revision {} unknown (0 to 22)", self.revision));
+        if self.revision > 24 {
+            return Err(format!("CM revision {} unknown (0 to 24)", self.revision));
         }
         if self.revision == 3 {
             if self.match_min == 0 {
