@@ -102,6 +102,45 @@ impl Apm {
     }
 }
 
+/// A final-stage APM averaged with its input, learning only at bits it
+/// refined: `refine` gives `ceil((p + apm(stretch(p))) / 2)` clamped to
+/// `1..=65535` and marks the bit; `update` teaches the map that bit and
+/// clears the mark (the stage of the image families from revision 16 on,
+/// doc/FORMAT.md 4.27.2, 4.29.2, 4.33.2).
+#[derive(Debug, Clone)]
+pub struct AveragedApm {
+    apm: Apm,
+    pending: bool,
+}
+
+impl AveragedApm {
+    /// `contexts` maps at adaptation shift `rate` (as [`Apm::new`]).
+    pub fn new(contexts: usize, rate: u32) -> Self {
+        AveragedApm {
+            apm: Apm::new(contexts, rate),
+            pending: false,
+        }
+    }
+
+    /// The 16-bit probability `p` refined in context `ctx` and averaged
+    /// with `p`.
+    #[inline]
+    pub fn refine(&mut self, p: u32, ctx: usize) -> u32 {
+        let a = self.apm.refine_stretched(stretch(p.clamp(1, 65535)), ctx);
+        self.pending = true;
+        (p + a).div_ceil(2).clamp(1, 65535)
+    }
+
+    /// Learns `bit` if the last bit was refined.
+    #[inline]
+    pub fn update(&mut self, bit: u32) {
+        if self.pending {
+            self.apm.update(bit);
+            self.pending = false;
+        }
+    }
+}
+
 /// The v1 model's APM stage: bit 0 of `apms` an APM on the previous byte,
 /// bit 1 one on a hash of the last two bytes, averaged with the mixer's
 /// output.

@@ -855,14 +855,16 @@ impl Cm {
             // Revision 2 learns faster at the start of a stream: the
             // first layer's rate decays from 16 towards 6 (11 at 16 KiB).
             let n = (pos - st.start).min(1 << 30) as i32;
-            if self.text_mix && self.config.since(22) {
-                // Revision 22 (4.33.3): a smaller extra rate at the start.
+            if self.text_mix && self.config.since(9) {
+                // Revision 9 (4.20.1): a lower floor, in quarter units;
+                // revision 22 (4.33.3): a smaller extra rate at the start.
+                let extra = if self.config.since(22) {
+                    REV22_RATE_EXTRA
+                } else {
+                    REV9_RATE_EXTRA
+                };
                 self.mixer
-                    .set_rates(REV9_RATE_FLOOR + REV22_RATE_EXTRA * 16384 / (16384 + n), 2);
-            } else if self.text_mix && self.config.since(9) {
-                // Revision 9 (4.20.1): a lower floor, in quarter units.
-                self.mixer
-                    .set_rates(REV9_RATE_FLOOR + REV9_RATE_EXTRA * 16384 / (16384 + n), 2);
+                    .set_rates(REV9_RATE_FLOOR + extra * 16384 / (16384 + n), 2);
             } else {
                 self.mixer.set_rates(6 + 10 * 16384 / (16384 + n), 2);
             }

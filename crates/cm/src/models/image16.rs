@@ -28,8 +28,7 @@ use super::image::ImageInfo;
 use super::pixel::sample;
 use super::pixel4::{DISTANCES, DistanceBits};
 use super::{ByteCtx, ContextModel, hash2};
-use crate::apm::Apm;
-use crate::logistic::stretch;
+use crate::apm::AveragedApm;
 
 /// Neighbour predictors blended.
 const PREDICTORS: usize = 13;
@@ -111,9 +110,8 @@ pub(crate) struct Image16Contexts {
     cur: Option<Blend>,
     bits: ExpectedBits<2>,
     near: DistanceBits<2>,
-    apm: Apm,
+    apm: AveragedApm,
     apm_row: usize,
-    pending: bool,
 }
 
 impl Image16Contexts {
@@ -130,9 +128,8 @@ impl Image16Contexts {
             cur: None,
             bits: ExpectedBits::new(SITUATIONS),
             near: DistanceBits::new(SITUATIONS),
-            apm: Apm::new(CHANNELS * 256 * 256, APM_RATE),
+            apm: AveragedApm::new(CHANNELS * 256 * 256, APM_RATE),
             apm_row: 0,
-            pending: false,
         }
     }
 
@@ -323,21 +320,14 @@ impl ContextModel for Image16Contexts {
         }
         self.bits.update(bit);
         self.near.update(bit);
-        if self.pending {
-            self.apm.update(bit);
-            self.pending = false;
-        }
+        self.apm.update(bit);
     }
 
     fn refine_final(&mut self, p: u32, c0: u32) -> u32 {
         if self.cur.is_none() {
             return p;
         }
-        let a = self
-            .apm
-            .refine_stretched(stretch(p.clamp(1, 65535)), self.apm_row + c0 as usize);
-        self.pending = true;
-        (p + a).div_ceil(2).clamp(1, 65535)
+        self.apm.refine(p, self.apm_row + c0 as usize)
     }
 
     /// Keeps the predictors' errors at this byte and learns the bias.

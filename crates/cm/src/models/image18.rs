@@ -25,8 +25,7 @@ use super::image16::Image16Contexts;
 use super::ols::Ols;
 use super::pixel::sample;
 use super::{ByteCtx, ContextModel, hash2};
-use crate::apm::Apm;
-use crate::logistic::stretch;
+use crate::apm::AveragedApm;
 
 /// Channels with their own statistics (more share the last).
 const CHANNELS: usize = 4;
@@ -109,9 +108,8 @@ pub(crate) struct Image18Contexts {
     /// The predictor's residual per position (modulo the ring).
     ring: Vec<i8>,
     cur: Option<Now>,
-    apm: Apm,
+    apm: AveragedApm,
     apm_row: usize,
-    pending: bool,
 }
 
 impl Image18Contexts {
@@ -129,9 +127,8 @@ impl Image18Contexts {
                 .collect(),
             ring: vec![0; ring],
             cur: None,
-            apm: Apm::new(CHANNELS * 256 * 256, APM_RATE),
+            apm: AveragedApm::new(CHANNELS * 256 * 256, APM_RATE),
             apm_row: 0,
-            pending: false,
         }
     }
 
@@ -260,10 +257,7 @@ impl ContextModel for Image18Contexts {
 
     fn update_bit(&mut self, bit: u32) {
         self.base.update_bit(bit);
-        if self.pending {
-            self.apm.update(bit);
-            self.pending = false;
-        }
+        self.apm.update(bit);
     }
 
     fn refine_final(&mut self, p: u32, c0: u32) -> u32 {
@@ -271,11 +265,7 @@ impl ContextModel for Image18Contexts {
         if self.cur.is_none() {
             return p;
         }
-        let a = self
-            .apm
-            .refine_stretched(stretch(p.clamp(1, 65535)), self.apm_row + c0 as usize);
-        self.pending = true;
-        (p + a).div_ceil(2).clamp(1, 65535)
+        self.apm.refine(p, self.apm_row + c0 as usize)
     }
 
     /// Teaches the channel's predictor the byte and keeps its residual.

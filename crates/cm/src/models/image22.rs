@@ -22,8 +22,7 @@ use super::image::ImageInfo;
 use super::image18::Image18Contexts;
 use super::pixel::sample;
 use super::{ByteCtx, ContextModel, forward_family};
-use crate::apm::Apm;
-use crate::logistic::stretch;
+use crate::apm::AveragedApm;
 
 /// Channels with their own statistics (more share the last).
 const CHANNELS: usize = 4;
@@ -87,8 +86,7 @@ pub(crate) struct Image22Contexts {
     cur: Option<Now>,
     /// The previous byte's OLS residual (bytes, clamped to -127..=127).
     prev_resid: i32,
-    apm: Apm,
-    pending: bool,
+    apm: AveragedApm,
 }
 
 impl Image22Contexts {
@@ -100,8 +98,7 @@ impl Image22Contexts {
             img,
             cur: None,
             prev_resid: 0,
-            apm: Apm::new(APM_CONTEXTS, APM_RATE),
-            pending: false,
+            apm: AveragedApm::new(APM_CONTEXTS, APM_RATE),
         }
     }
 }
@@ -159,10 +156,7 @@ impl ContextModel for Image22Contexts {
 
     fn update_bit(&mut self, bit: u32) {
         self.base.update_bit(bit);
-        if self.pending {
-            self.apm.update(bit);
-            self.pending = false;
-        }
+        self.apm.update(bit);
     }
 
     fn refine_final(&mut self, p: u32, c0: u32) -> u32 {
@@ -173,9 +167,7 @@ impl ContextModel for Image22Contexts {
         let i = 8 - bit_length(c0) as u32;
         let d = ((b.o16 - threshold(c0, i)) >> 2).clamp(-32, 31) + 32;
         let row = (b.ch * 8 + i as usize) * 64 + d as usize;
-        let a = self.apm.refine_stretched(stretch(p.clamp(1, 65535)), row);
-        self.pending = true;
-        (p + a).div_ceil(2).clamp(1, 65535)
+        self.apm.refine(p, row)
     }
 
     fn observe(&mut self, data: &[u8], pos: usize, byte: u8) {
