@@ -241,4 +241,27 @@ mod tests {
         assert!(a.refine(32768, 0) > 60000);
         assert!((a.refine(32768, 1) as i32 - 32768).abs() < 64);
     }
+
+    #[test]
+    fn averaged_apm_averages_and_learns_only_refined_bits() {
+        let mut a = AveragedApm::new(2, 6);
+        let mut plain = Apm::new(2, 6);
+        let p = 40000;
+        assert_eq!(a.refine(p, 0), (p + plain.refine(p, 0)).div_ceil(2));
+        // Updates without a refine in between teach nothing.
+        a.update(1);
+        for _ in 0..50 {
+            a.update(1);
+        }
+        for _ in 0..200 {
+            a.refine(32768, 0);
+            a.update(1);
+        }
+        let r = a.refine(32768, 0);
+        // Half-way between the input and a map that learned 1s.
+        assert!(r > 46000 && r < 49200, "{r}");
+        // The other context was never taught.
+        assert!((a.refine(32768, 1) as i32 - 32768).abs() < 64);
+        assert!(a.refine(0, 1) >= 1 && a.refine(65535, 1) <= 65535);
+    }
 }
