@@ -223,6 +223,8 @@ impl CmConfig {
             + if self.since(10) { crate::models::float10::MEMORY + crate::models::ibm10::MEMORY } else { 0 }
             // Revision 18 floats (4.29.3, models/float18.rs).
             + if self.since(18) { crate::models::float18::MEMORY } else { 0 }
+            // Revision 24 floats (4.35.3, models/float24.rs).
+            + if self.since(24) { crate::models::float24::MEMORY } else { 0 }
             // Revision 12, bi-level images (4.23.6): the new templates'
             // tables and states, the third mixer, the APMs and the final
             // stage's mixer (models/bilevel12.rs).

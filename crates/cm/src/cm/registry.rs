@@ -22,6 +22,7 @@ use crate::models::float4::Float4Contexts;
 use crate::models::float7::Float7Contexts;
 use crate::models::float10::Float10Contexts;
 use crate::models::float18::Float18Contexts;
+use crate::models::float24::Float24Contexts;
 use crate::models::ibm10::Ibm10Contexts;
 use crate::models::image::ImageContexts;
 use crate::models::image7::Image7Contexts;
@@ -222,6 +223,10 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             // Revision 18 (doc/FORMAT.md 4.29.3): ordered-integer predictions.
             if config.since(18) {
                 v.push(Box::new(Float18Contexts::new(f, config.since(20))));
+            }
+            // Revision 24 (doc/FORMAT.md 4.35.3): unit-norm records.
+            if config.since(24) && Float24Contexts::applies(&f) {
+                v.push(Box::new(Float24Contexts::new(f)));
             }
             if config.record {
                 v.push(Box::new(RecordContexts));
