@@ -203,8 +203,10 @@ fn models() -> Vec<(&'static str, Model)> {
         ("max-r18", preset_r(Preset::Max, 18)),
         // CM revision 20 (4.31): `max` before revision 22.
         ("max-r20", preset_r(Preset::Max, 20)),
-        // CM revision 22 (4.33): today's `max`.
+        // CM revision 22 (4.33): `max` before revision 24.
         ("max-r22", preset_r(Preset::Max, 22)),
+        // CM revision 24 (4.35): today's `max`.
+        ("max-r24", preset_r(Preset::Max, 24)),
         // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13),
         // pinned at CM revision 2 (the revision `max` had then), and at
         // revision 6, and at revision 8 (today's `ultra`).
@@ -225,6 +227,7 @@ fn models() -> Vec<(&'static str, Model)> {
         ("ultra-r18-k3", ultra_kind3(18, 16)),
         ("ultra-r20-k3", ultra_kind3(20, 16)),
         ("ultra-r22-k3", ultra_kind3(22, 16)),
+        ("ultra-r24-k3", ultra_kind3(24, 16)),
         // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
         // section 4.14).
         ("fast-r3", fast_r3()),
@@ -396,6 +399,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r18",
             "max-r20",
             "max-r22",
+            "max-r24",
         ];
         if ["mix2", "default-r1", "default-r2"].contains(&name) || detecting.contains(&name) {
             for input in [
@@ -432,6 +436,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r18",
             "max-r20",
             "max-r22",
+            "max-r24",
         ]
         .contains(&name)
         {
