@@ -133,7 +133,11 @@ impl Vocabulary {
         let (e, k) = (p / self.width, p % self.width);
         // View 0 is the identity, and the only view of a record that is
         // not of four elements (whose `e` may pass 3).
-        let src = if v == 0 { p } else { VIEWS[v][e] * self.width + k };
+        let src = if v == 0 {
+            p
+        } else {
+            VIEWS[v][e] * self.width + k
+        };
         let mask = if v > 0 && k == self.top { 0x7F } else { 0xFF };
         (self.records[r * self.len + src], mask)
     }
