@@ -171,6 +171,15 @@ def encode(data, n_words, order="freq", cap=True, high=False, n1_max=None, secon
     return bytes(out), dict_len
 
 
+def cased(w, pending):
+    """`w` as the pending case flag says: 2 capitalised, 3 upper case."""
+    if pending == 2:
+        return w[:1].upper() + w[1:]
+    if pending == 3:
+        return w.upper()
+    return w
+
+
 def decode(s):
     nres = s[0]
     reserved = s[1:1 + nres]
@@ -196,12 +205,8 @@ def decode(s):
 
     def emit_word(w):
         nonlocal pending
-        if pending == 2:
-            w = w[:1].upper() + w[1:]
-        elif pending == 3:
-            w = w.upper()
+        out.extend(cased(w, pending))
         pending = 0
-        out.extend(w)
 
     while p < n:
         b = s[p]
@@ -311,12 +316,8 @@ def decode_imp(s):
 
     def emit(w):
         nonlocal pending
-        if pending == 2:
-            w = w[:1].upper() + w[1:]
-        elif pending == 3:
-            w = w.upper()
+        out.extend(cased(w, pending))
         pending = 0
-        out.extend(w)
 
     while p < n:
         b = s[p]
