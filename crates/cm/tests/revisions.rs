@@ -1,6 +1,6 @@
 //! Which CM revision has which model (doc/FORMAT.md 4.18): the `default`
 //! line (odd revisions from 5) and the `max` line (even revisions from 6),
-//! and revisions 7 to 24 round trip on text, binary data and detected kinds.
+//! and revisions 7 to 26 round trip on text, binary data and detected kinds.
 
 mod common;
 use common::{config, mixed_text, noise, round_trip_each, soft_bmp};
@@ -88,6 +88,14 @@ fn each_line_keeps_its_own_models() {
         (24, 23, true),
         (24, 24, true),
         (24, 21, true),
+        (25, 23, true),
+        (25, 24, false),
+        (25, 25, true),
+        (25, 26, false),
+        (26, 24, true),
+        (26, 25, true),
+        (26, 26, true),
+        (26, 23, true),
         (2, 4, false),
         (4, 4, true),
         (4, 5, false),
@@ -103,26 +111,26 @@ fn each_line_keeps_its_own_models() {
 }
 
 #[test]
-fn revisions_up_to_24_are_valid_and_25_is_not() {
-    for revision in 0..=24 {
+fn revisions_up_to_26_are_valid_and_27_is_not() {
+    for revision in 0..=26 {
         if revision == 3 {
             continue; // the lean model takes other fields (4.14)
         }
         assert!(config(revision).validate().is_ok(), "revision {revision}");
     }
-    let err = config(25).validate().unwrap_err();
+    let err = config(27).validate().unwrap_err();
     assert!(err.contains("unknown"), "{err}");
 }
 
 #[test]
-fn revisions_7_to_24_round_trip_and_are_deterministic() {
+fn revisions_7_to_26_round_trip_and_are_deterministic() {
     let readme = include_bytes!("data/readme.md");
     let mut bin = noise(6_000, 11);
     bin.extend(&readme[..readme.len().min(4_000)]);
     let bmp = soft_bmp(48, 32);
     round_trip_each(
         &[
-            7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
+            7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26,
         ],
         &[&mixed_text()[..], &bin, &bmp, b"", b"x"],
         true,
@@ -161,9 +169,11 @@ fn the_default_line_leaves_out_the_max_lines_memory() {
         assert!(sized(18, bits).memory_bytes() <= sized(20, bits).memory_bytes());
         assert!(sized(20, bits).memory_bytes() <= sized(22, bits).memory_bytes());
         assert!(sized(22, bits).memory_bytes() <= sized(24, bits).memory_bytes());
+        assert!(sized(24, bits).memory_bytes() <= sized(26, bits).memory_bytes());
     }
     assert!(config(17).memory_bytes() <= config(19).memory_bytes());
     assert!(config(19).memory_bytes() <= config(21).memory_bytes());
     assert!(config(21).memory_bytes() <= config(23).memory_bytes());
+    assert!(config(23).memory_bytes() <= config(25).memory_bytes());
     assert!(config(18).memory_bytes() < config(16).memory_bytes());
 }

@@ -34,6 +34,10 @@ const PREDICTIONS: usize = 1;
 /// Errors `-RANGE..RANGE` (in units of the last place) the histograms count.
 const RANGE: i64 = 32;
 
+/// Cells of one error histogram: the errors `-RANGE..RANGE` and one for the
+/// errors outside.
+const HIST_WIDTH: usize = 2 * RANGE as usize + 1;
+
 /// Exponent classes with their own error histogram (later ones share the
 /// last).
 const HCLASS: usize = 4;
@@ -50,7 +54,7 @@ const SITUATIONS: usize = 4 * ECLASS * DIST;
 /// Bytes the family allocates: the expected-bit table (4-byte entries).
 /// and the error histograms.
 pub(crate) const MEMORY: u64 =
-    (SITUATIONS * 8 * PREDICTIONS * 4 * 4) as u64 + (HCLASS * (2 * RANGE as usize + 1) * 4) as u64;
+    (SITUATIONS * 8 * PREDICTIONS * 4 * 4) as u64 + (HCLASS * HIST_WIDTH * 4) as u64;
 
 /// 1 in the fixed point of the squares (120 fractional bits).
 const ONE: u128 = 1 << 120;
@@ -160,7 +164,7 @@ impl Float24Contexts {
             elem: (usize::MAX, 0),
             signs: 0,
             hash: [0; CONTEXTS],
-            hist: vec![0; HCLASS * (2 * RANGE as usize + 1)],
+            hist: vec![0; HCLASS * HIST_WIDTH],
             hclass: 0,
             low: false,
         }
@@ -171,7 +175,7 @@ impl Float24Contexts {
     /// errors whose lowest byte starts with the bits so far, the errors
     /// outside the range spread evenly over the 256 byte values.
     fn hist_input(&self, c0: u32, i: u32) -> i32 {
-        let width = 2 * RANGE as usize + 1;
+        let width = HIST_WIDTH;
         let h = &self.hist[self.hclass * width..(self.hclass + 1) * width];
         let coded = 7 - i;
         let prefix = c0 ^ (1 << coded);
@@ -194,7 +198,7 @@ impl Float24Contexts {
 
     /// Counts the error of the element at `here` (all of it coded).
     fn learn(&mut self, data: &[u8], here: usize) {
-        let width = 2 * RANGE as usize + 1;
+        let width = HIST_WIDTH;
         let actual = i64::from(Self::elem_at(data, here) & 0x7FFF_FFFF);
         let e = actual - i64::from(self.elem.1);
         let h = &mut self.hist[self.hclass * width..(self.hclass + 1) * width];
