@@ -17,7 +17,6 @@ use crate::models::bilevel7::Bilevel7Contexts;
 use crate::models::bilevel10::Bilevel10Contexts;
 use crate::models::bilevel12::Bilevel12Contexts;
 use crate::models::detect::DataKind;
-use crate::models::dmc::DmcContexts;
 use crate::models::float::FloatContexts;
 use crate::models::float4::Float4Contexts;
 use crate::models::float7::Float7Contexts;
@@ -99,10 +98,6 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
         f.push(Box::new(Text20Contexts::new(config)));
     } else if config.word && config.since(16) {
         f.push(Box::new(Text16Contexts::new(config)));
-    }
-    // Revision 26 (doc/FORMAT.md 4.37.2): the dynamic Markov graphs.
-    if config.since(26) {
-        f.push(Box::new(DmcContexts::new(config)));
     }
     f
 }

@@ -25,7 +25,6 @@ pub(crate) mod bilevel12;
 pub(crate) mod bilevel4;
 pub(crate) mod bilevel7;
 pub(crate) mod detect;
-pub(crate) mod dmc;
 pub(crate) mod elf7;
 pub(crate) mod expected;
 pub(crate) mod float;
