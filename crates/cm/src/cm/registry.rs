@@ -23,6 +23,7 @@ use crate::models::float7::Float7Contexts;
 use crate::models::float10::Float10Contexts;
 use crate::models::float18::Float18Contexts;
 use crate::models::float24::Float24Contexts;
+use crate::models::float26::Float26Contexts;
 use crate::models::ibm10::Ibm10Contexts;
 use crate::models::image::ImageContexts;
 use crate::models::image7::Image7Contexts;
@@ -224,9 +225,17 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             if config.since(18) {
                 v.push(Box::new(Float18Contexts::new(f, config.since(20))));
             }
-            // Revision 24 (doc/FORMAT.md 4.35.3): unit-norm records.
-            if config.since(24) && Float24Contexts::applies(&f) {
+            // Revision 24 (doc/FORMAT.md 4.35.3): unit-norm records;
+            // revision 26 (4.37.1): only for short records.
+            if config.since(24)
+                && Float24Contexts::applies(&f)
+                && (!config.since(26) || Float7Contexts::applies(&f))
+            {
                 v.push(Box::new(Float24Contexts::new(f)));
+            }
+            // Revision 26 (doc/FORMAT.md 4.37.1): repeated records' ranks.
+            if config.since(26) && Float7Contexts::applies(&f) {
+                v.push(Box::new(Float26Contexts::new(f)));
             }
             if config.record {
                 v.push(Box::new(RecordContexts));
