@@ -225,12 +225,8 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             if config.since(18) {
                 v.push(Box::new(Float18Contexts::new(f, config.since(20))));
             }
-            // Revision 24 (doc/FORMAT.md 4.35.3): unit-norm records;
-            // revision 26 (4.37.1): only for short records.
-            if config.since(24)
-                && Float24Contexts::applies(&f)
-                && (!config.since(26) || Float7Contexts::applies(&f))
-            {
+            // Revision 24 (doc/FORMAT.md 4.35.3): unit-norm records.
+            if config.since(24) && Float24Contexts::applies(&f) {
                 v.push(Box::new(Float24Contexts::new(f)));
             }
             // Revision 26 (doc/FORMAT.md 4.37.1): repeated records' ranks.
