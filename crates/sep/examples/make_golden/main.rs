@@ -205,8 +205,10 @@ fn models() -> Vec<(&'static str, Model)> {
         ("max-r20", preset_r(Preset::Max, 20)),
         // CM revision 22 (4.33): `max` before revision 24.
         ("max-r22", preset_r(Preset::Max, 22)),
-        // CM revision 24 (4.35): today's `max`.
+        // CM revision 24 (4.35): `max` before revision 26.
         ("max-r24", preset_r(Preset::Max, 24)),
+        // CM revision 26 (4.37): today's `max`.
+        ("max-r26", preset_r(Preset::Max, 26)),
         // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13),
         // pinned at CM revision 2 (the revision `max` had then), and at
         // revision 6, and at revision 8 (today's `ultra`).
@@ -228,6 +230,7 @@ fn models() -> Vec<(&'static str, Model)> {
         ("ultra-r20-k3", ultra_kind3(20, 16)),
         ("ultra-r22-k3", ultra_kind3(22, 16)),
         ("ultra-r24-k3", ultra_kind3(24, 16)),
+        ("ultra-r26-k3", ultra_kind3(26, 16)),
         // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
         // section 4.14).
         ("fast-r3", fast_r3()),
@@ -400,6 +403,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r20",
             "max-r22",
             "max-r24",
+            "max-r26",
         ];
         if ["mix2", "default-r1", "default-r2"].contains(&name) || detecting.contains(&name) {
             for input in [
@@ -437,6 +441,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r20",
             "max-r22",
             "max-r24",
+            "max-r26",
         ]
         .contains(&name)
         {
