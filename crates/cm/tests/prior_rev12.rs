@@ -6,23 +6,7 @@
 
 mod common;
 
-use sep_cm::{Cm, CmConfig, CmStream, MAX_WALK, Sequential};
-use sep_coder::{Coder, Decoder, Encoder, FreqTable};
-
-/// A coder that codes nothing (training).
-struct Train;
-
-impl Coder for Train {
-    fn code_bit(&mut self, bit: u32, _p1: u32) -> u32 {
-        bit
-    }
-    fn code_symbol(&mut self, sym: u32, _table: &FreqTable) -> u32 {
-        sym
-    }
-    fn code_uniform(&mut self, sym: u32, _bits: u32) -> u32 {
-        sym
-    }
-}
+use sep_cm::{Cm, CmConfig, MAX_WALK};
 
 /// Mixed small-file text: man-page macros, C, JSON records, URLs and
 /// prose, so that the text, word, markup, indirect, record and match
@@ -57,40 +41,10 @@ fn mixed(seed: u32, n: usize) -> Vec<u8> {
     out
 }
 
-fn code_with(cm: &mut Cm, st: &mut CmStream, history: &[u8], x: &[u8]) -> Vec<u8> {
-    let mut enc = Encoder::new();
-    let mut data = [history, x].concat();
-    for pos in history.len()..data.len() {
-        cm.code_byte(&mut enc, st, &mut data, pos, &Sequential(pos), None);
-    }
-    enc.finish()
-}
-
 fn check(c: &CmConfig, history: &[u8], x: &[u8]) -> (usize, usize) {
-    let (mut cm, mut st) = Cm::for_prior(c);
-    let mut data = history.to_vec();
-    for pos in 0..data.len() {
-        cm.code_byte(&mut Train, &mut st, &mut data, pos, &Sequential(pos), None);
-    }
-    let direct = code_with(&mut cm, &mut st, history, x);
-    let snap = Cm::snapshot_walk(c, history, MAX_WALK).unwrap();
-    let len = Cm::state_len_walk(c, MAX_WALK);
-    let (mut cm2, mut st2) = Cm::restore_walk(c, &snap, len, history.len(), MAX_WALK).unwrap();
-    let restored = code_with(&mut cm2, &mut st2, history, x);
-    assert_eq!(
-        direct, restored,
-        "revision {}: the restored model codes as the trained one",
-        c.revision
-    );
-    let (mut cm3, mut st3) = Cm::restore_walk(c, &snap, len, history.len(), MAX_WALK).unwrap();
-    let mut dec = Decoder::new(&restored);
-    let mut data = [history, &vec![0u8; x.len()][..]].concat();
-    for pos in history.len()..data.len() {
-        cm3.code_byte(&mut dec, &mut st3, &mut data, pos, &Sequential(pos), None);
-    }
-    assert_eq!(&data[history.len()..], x, "revision {}", c.revision);
+    let restored = common::prior_round_trip(c, history, x);
     let (mut fresh, mut fst) = Cm::for_prior(c);
-    let alone = code_with(&mut fresh, &mut fst, &[], x);
+    let alone = common::code_after(&mut fresh, &mut fst, &[], x);
     (restored.len(), alone.len())
 }
 

@@ -9,23 +9,7 @@
 
 mod common;
 
-use sep_cm::{Cm, CmConfig, CmStream, MAX_WALK, Sequential};
-use sep_coder::{Coder, Decoder, Encoder, FreqTable};
-
-/// A coder that codes nothing (training).
-struct Train;
-
-impl Coder for Train {
-    fn code_bit(&mut self, bit: u32, _p1: u32) -> u32 {
-        bit
-    }
-    fn code_symbol(&mut self, sym: u32, _table: &FreqTable) -> u32 {
-        sym
-    }
-    fn code_uniform(&mut self, sym: u32, _bits: u32) -> u32 {
-        sym
-    }
-}
+use sep_cm::{Cm, CmConfig, CmStream};
 
 /// Small files of the kinds of `bench/priors.sh`: man-page source, C
 /// headers, JSON records, URLs, with numbers and names that vary.
@@ -81,47 +65,10 @@ fn small_files(seed: u32, n: usize) -> Vec<u8> {
     out.into_bytes()
 }
 
-fn code_with(cm: &mut Cm, st: &mut CmStream, history: &[u8], x: &[u8]) -> Vec<u8> {
-    let mut enc = Encoder::new();
-    let mut data = [history, x].concat();
-    for pos in history.len()..data.len() {
-        cm.code_byte(&mut enc, st, &mut data, pos, &Sequential(pos), None);
-    }
-    enc.finish()
-}
-
-/// Codes `x` with the prior of `c` trained on `history`: checks that the
-/// restored model codes as the trained one and decodes; returns the bytes.
-fn with_prior(c: &CmConfig, history: &[u8], x: &[u8]) -> Vec<u8> {
-    let (mut cm, mut st) = Cm::for_prior(c);
-    let mut data = history.to_vec();
-    for pos in 0..data.len() {
-        cm.code_byte(&mut Train, &mut st, &mut data, pos, &Sequential(pos), None);
-    }
-    let direct = code_with(&mut cm, &mut st, history, x);
-    let snap = Cm::snapshot_walk(c, history, MAX_WALK).unwrap();
-    let len = Cm::state_len_walk(c, MAX_WALK);
-    let (mut cm2, mut st2) = Cm::restore_walk(c, &snap, len, history.len(), MAX_WALK).unwrap();
-    let restored = code_with(&mut cm2, &mut st2, history, x);
-    assert_eq!(
-        direct, restored,
-        "revision {}: the restored model codes as the trained one",
-        c.revision
-    );
-    let (mut cm3, mut st3) = Cm::restore_walk(c, &snap, len, history.len(), MAX_WALK).unwrap();
-    let mut dec = Decoder::new(&restored);
-    let mut data = [history, &vec![0u8; x.len()][..]].concat();
-    for pos in history.len()..data.len() {
-        cm3.code_byte(&mut dec, &mut st3, &mut data, pos, &Sequential(pos), None);
-    }
-    assert_eq!(&data[history.len()..], x, "revision {}", c.revision);
-    restored
-}
-
 fn alone(c: &CmConfig, x: &[u8]) -> usize {
     let mut cm = Cm::new(c, false, x.len());
     let mut st = CmStream::new(0);
-    code_with(&mut cm, &mut st, &[], x).len()
+    common::code_after(&mut cm, &mut st, &[], x).len()
 }
 
 /// A revision-26 prior restores exactly, decodes, codes exactly as a
@@ -132,14 +79,17 @@ fn revision_26_prior_pays_and_codes_as_24() {
     let history = small_files(1, 24_000);
     let x = small_files(2, 3000);
     let c26 = common::config(26);
-    let with = with_prior(&c26, &history, &x);
+    let with = common::prior_round_trip(&c26, &history, &x);
     let fresh = alone(&c26, &x);
     assert!(
         with.len() * 5 < fresh * 3,
         "{} bytes with the prior vs {fresh} alone",
         with.len()
     );
-    assert_eq!(with, with_prior(&common::config(24), &history, &x));
+    assert_eq!(
+        with,
+        common::prior_round_trip(&common::config(24), &history, &x)
+    );
 }
 
 /// The empty and a one-byte block, and text behind a lying WAV header,
@@ -151,7 +101,7 @@ fn revision_26_prior_round_trips_hard_cases() {
     lying.extend(small_files(4, 1500));
     for c in [common::config(26), common::lean_config(26)] {
         for x in [&b""[..], b"x", &lying, &small_files(5, 700)] {
-            with_prior(&c, &history, x);
+            common::prior_round_trip(&c, &history, x);
         }
     }
 }
@@ -172,8 +122,8 @@ fn a_larger_prior_table_pays() {
         ..common::config(26)
     };
     let (a, b) = (
-        with_prior(&small, &history, &x).len(),
-        with_prior(&large, &history, &x).len(),
+        common::prior_round_trip(&small, &history, &x).len(),
+        common::prior_round_trip(&large, &history, &x).len(),
     );
     assert!(b < a, "table 2^18: {b} bytes, 2^16: {a}");
 }

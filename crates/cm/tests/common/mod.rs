@@ -4,8 +4,8 @@
 //! (Each test binary uses some of them.)
 #![allow(dead_code)]
 
-use sep_cm::{Cm, CmConfig, CmStream, Sequential};
-use sep_coder::{Decoder, Encoder};
+use sep_cm::{Cm, CmConfig, CmStream, MAX_WALK, Sequential};
+use sep_coder::{Coder, Decoder, Encoder, FreqTable};
 
 pub fn config(revision: u8) -> CmConfig {
     CmConfig {
@@ -627,4 +627,59 @@ pub fn lying_pnm_images() -> [Vec<u8>; 4] {
     let mut real = kodim23_crop(300, 200, 24, 16).unwrap_or_else(|| soft_pnm(24, 16, 3));
     real.truncate(real.len() - 100);
     [lying, narrow, huge, real]
+}
+
+/// A coder that codes nothing: a model learns the bytes (a prior's samples).
+pub struct Train;
+
+impl Coder for Train {
+    fn code_bit(&mut self, bit: u32, _p1: u32) -> u32 {
+        bit
+    }
+    fn code_symbol(&mut self, sym: u32, _table: &FreqTable) -> u32 {
+        sym
+    }
+    fn code_uniform(&mut self, sym: u32, _bits: u32) -> u32 {
+        sym
+    }
+}
+
+/// Codes `x` as the continuation of `history` with `cm`; returns the bytes.
+pub fn code_after(cm: &mut Cm, st: &mut CmStream, history: &[u8], x: &[u8]) -> Vec<u8> {
+    let mut enc = Encoder::new();
+    let mut data = [history, x].concat();
+    for pos in history.len()..data.len() {
+        cm.code_byte(&mut enc, st, &mut data, pos, &Sequential(pos), None);
+    }
+    enc.finish()
+}
+
+/// Codes `x` with the prior of `c` trained on `history` (doc/FORMAT.md
+/// section 11): checks that the model restored from the snapshot codes as
+/// the one that learned the samples in memory, and that it decodes; returns
+/// the coded bytes.
+pub fn prior_round_trip(c: &CmConfig, history: &[u8], x: &[u8]) -> Vec<u8> {
+    let (mut cm, mut st) = Cm::for_prior(c);
+    let mut data = history.to_vec();
+    for pos in 0..data.len() {
+        cm.code_byte(&mut Train, &mut st, &mut data, pos, &Sequential(pos), None);
+    }
+    let direct = code_after(&mut cm, &mut st, history, x);
+    let snap = Cm::snapshot_walk(c, history, MAX_WALK).unwrap();
+    let len = Cm::state_len_walk(c, MAX_WALK);
+    let (mut cm2, mut st2) = Cm::restore_walk(c, &snap, len, history.len(), MAX_WALK).unwrap();
+    let restored = code_after(&mut cm2, &mut st2, history, x);
+    assert_eq!(
+        direct, restored,
+        "revision {}: the restored model codes as the trained one",
+        c.revision
+    );
+    let (mut cm3, mut st3) = Cm::restore_walk(c, &snap, len, history.len(), MAX_WALK).unwrap();
+    let mut dec = Decoder::new(&restored);
+    let mut data = [history, &vec![0u8; x.len()][..]].concat();
+    for pos in history.len()..data.len() {
+        cm3.code_byte(&mut dec, &mut st3, &mut data, pos, &Sequential(pos), None);
+    }
+    assert_eq!(&data[history.len()..], x, "revision {}", c.revision);
+    restored
 }
