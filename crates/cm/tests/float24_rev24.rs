@@ -5,24 +5,9 @@
 //! and that revision 24 codes the quaternions smaller than revision 22.
 
 mod common;
-use common::{coded_len, config, mixed_text, noise, round_trip_each};
-
-/// A deterministic generator (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// Uniform in [-1, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-    }
-}
+use common::{
+    Rng64, coded_len, config, f32_grid, mixed_text, noise, round_trip_each, unit_quaternion,
+};
 
 /// `n` unit quaternions (x, y, z, w) as little-endian f32: rotations
 /// about the Y axis (x = z = 0, three in four) and about random axes, a
@@ -34,7 +19,7 @@ fn quaternions(n: usize, seed: u64) -> Vec<u8> {
 
 /// As [`quaternions`], the repeats copying one of the last `back` records.
 fn quaternions_back(n: usize, seed: u64, back: usize) -> Vec<u8> {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng64(seed | 1);
     let mut recs: Vec<[f32; 4]> = Vec::with_capacity(n);
     for k in 0..n {
         if k > 0 && rng.next().is_multiple_of(3) {
@@ -46,27 +31,11 @@ fn quaternions_back(n: usize, seed: u64, back: usize) -> Vec<u8> {
             recs.push(recs[k - lag]);
             continue;
         }
-        let a = rng.unit() * std::f64::consts::PI;
-        let (s, c) = (a.sin(), a.cos());
-        let q = if !rng.next().is_multiple_of(4) {
-            [0.0, s, 0.0, c]
-        } else {
-            let (ax, ay, az) = (rng.unit(), rng.unit(), rng.unit());
-            let len = (ax * ax + ay * ay + az * az).sqrt().max(1e-9);
-            [s * ax / len, s * ay / len, s * az / len, c]
-        };
-        recs.push(q.map(|v| v as f32));
+        recs.push(unit_quaternion(&mut rng, 4));
     }
     recs.iter()
         .flatten()
         .flat_map(|v| v.to_le_bytes())
-        .collect()
-}
-
-/// A smooth grid of f32 (no unit-norm records).
-fn grid(n: usize) -> Vec<u8> {
-    (0..n)
-        .flat_map(|k| (100.0 + (k as f32 * 0.01).sin() * 30.0).to_le_bytes())
         .collect()
 }
 
@@ -82,7 +51,7 @@ fn revision_24_round_trips_quaternions() {
         b"x".to_vec(),
         quaternions(5000, 1),
         shifted,
-        grid(8000),
+        f32_grid(8000),
         // Quaternions for the detector, then text and noise: the layout lies.
         lying,
     ];
@@ -113,7 +82,7 @@ fn revision_24_codes_a_grid_as_revision_22() {
     // The family is idle on arrays without unit-norm records: the grid
     // codes within a few bytes of revision 22 (the family's constant
     // contexts still take mixer weights).
-    let data = grid(20000);
+    let data = f32_grid(20000);
     let old = coded_len(&data, &config(22));
     let new = coded_len(&data, &config(24));
     assert!(

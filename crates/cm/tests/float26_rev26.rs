@@ -6,24 +6,9 @@
 //! codes the repeating records smaller than revision 24.
 
 mod common;
-use common::{coded_len, config, mixed_text, noise, round_trip_each};
-
-/// A deterministic generator (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// Uniform in [-1, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-    }
-}
+use common::{
+    Rng64, coded_len, config, f32_grid, mixed_text, noise, round_trip_each, unit_quaternion,
+};
 
 /// Per 65,536 records: the cumulative shares of new records and of the
 /// move-to-front ranks 0, 1, 2, 3, 4..8, 8..16, 16..64, 64..128,
@@ -48,7 +33,7 @@ const SHARES: [(u64, usize, usize); 11] = [
 /// at a move-to-front rank drawn with [`SHARES`] (within a range, the
 /// smaller of two uniform draws).
 fn repeating_quaternions(n: usize, seed: u64) -> Vec<u8> {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng64(seed | 1);
     let mut mtf: Vec<[f32; 4]> = Vec::new();
     let mut out = Vec::with_capacity(16 * n);
     for _ in 0..n {
@@ -62,29 +47,13 @@ fn repeating_quaternions(n: usize, seed: u64) -> Vec<u8> {
             let r = lo + (rng.next() % k).min(rng.next() % k) as usize;
             mtf.remove(r)
         } else {
-            let a = rng.unit() * std::f64::consts::PI;
-            let (s, c) = (a.sin(), a.cos());
-            let q = if !rng.next().is_multiple_of(3) {
-                [0.0, s, 0.0, c]
-            } else {
-                let (ax, ay, az) = (rng.unit(), rng.unit(), rng.unit());
-                let len = (ax * ax + ay * ay + az * az).sqrt().max(1e-9);
-                [s * ax / len, s * ay / len, s * az / len, c]
-            };
-            q.map(|v| v as f32)
+            unit_quaternion(&mut rng, 3)
         };
         mtf.insert(0, rec);
         mtf.truncate(4096);
         out.extend(rec.iter().flat_map(|v| v.to_le_bytes()));
     }
     out
-}
-
-/// A smooth grid of f32 (long rows: the family does not apply).
-fn grid(n: usize) -> Vec<u8> {
-    (0..n)
-        .flat_map(|k| (100.0 + (k as f32 * 0.01).sin() * 30.0).to_le_bytes())
-        .collect()
 }
 
 #[test]
@@ -99,7 +68,7 @@ fn revision_26_round_trips_repeating_records() {
         b"x".to_vec(),
         repeating_quaternions(5000, 1),
         shifted,
-        grid(8000),
+        f32_grid(8000),
         // Quaternions for the detector, then text and noise: the layout lies.
         lying,
     ];

@@ -683,3 +683,43 @@ pub fn prior_round_trip(c: &CmConfig, history: &[u8], x: &[u8]) -> Vec<u8> {
     assert_eq!(&data[history.len()..], x, "revision {}", c.revision);
     restored
 }
+
+/// A 64-bit xorshift generator for generated float arrays.
+pub struct Rng64(pub u64);
+
+impl Rng64 {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// Uniform in [-1, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+    }
+}
+
+/// A unit quaternion (x, y, z, w) as f32: a rotation by a random angle
+/// about a random axis when the generator's draw is a multiple of
+/// `random_axis_every`, else about the Y axis (x = z = 0).
+pub fn unit_quaternion(rng: &mut Rng64, random_axis_every: u64) -> [f32; 4] {
+    let a = rng.unit() * std::f64::consts::PI;
+    let (s, c) = (a.sin(), a.cos());
+    let q = if !rng.next().is_multiple_of(random_axis_every) {
+        [0.0, s, 0.0, c]
+    } else {
+        let (ax, ay, az) = (rng.unit(), rng.unit(), rng.unit());
+        let len = (ax * ax + ay * ay + az * az).sqrt().max(1e-9);
+        [s * ax / len, s * ay / len, s * az / len, c]
+    };
+    q.map(|v| v as f32)
+}
+
+/// `n` little-endian f32 of a smooth curve (a grid with long rows).
+pub fn f32_grid(n: usize) -> Vec<u8> {
+    (0..n)
+        .flat_map(|k| (100.0 + (k as f32 * 0.01).sin() * 30.0).to_le_bytes())
+        .collect()
+}
