@@ -1,8 +1,8 @@
 //! CM revision 12's 68000 family (doc/FORMAT.md 4.23.4): a longer opcode
 //! history, displacements per address register, trap history and
 //! per-resource contexts (its x86 family is revision 10's). Round trips at
-//! revisions 10 and 12 on an ELF file whose code is real (this test
-//! binary's own machine code), a lying ELF header, a generated 68000
+//! revisions 10 and 12 on an ELF file whose code is real (frozen x86-64
+//! code, `data/x86-code.bin`), a lying ELF header, a generated 68000
 //! resource fork, a truncated one and one whose header lies; and that
 //! revision 12 beats revision 10 on generated 68000 code by at least 1%
 //! (the family switched off fails it).
