@@ -419,14 +419,6 @@ pub fn resource_fork_of(data: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Reads a little-endian field of `n` bytes.
-pub fn le(d: &[u8], at: usize, n: usize) -> usize {
-    d[at..at + n]
-        .iter()
-        .rev()
-        .fold(0usize, |v, &b| v << 8 | usize::from(b))
-}
-
 /// `len` bytes (at most 160 KiB) of real x86-64 machine code: the frozen
 /// `data/x86-code.bin` (data/README.md). It was the test binary's own code
 /// until a change elsewhere in the crate moved the slice and revision 14
