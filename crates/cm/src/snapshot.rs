@@ -374,6 +374,26 @@ impl Cm {
         (Cm::new(config, false, 1 << 30), CmStream::new(0))
     }
 
+    /// The model [`for_prior`](Self::for_prior) builds for `config`, after
+    /// learning `history` (coded as one stream from position 0, nothing
+    /// written): the model a prior of those samples restores. Fails when the
+    /// model's data-type detection switched to a special model (an image,
+    /// audio, a table of numbers...): priors hold the general model only.
+    pub fn for_prior_trained(config: &CmConfig, history: &[u8]) -> Result<(Cm, CmStream), String> {
+        let (mut cm, mut st) = Cm::for_prior(config);
+        let mut data = history.to_vec();
+        for pos in 0..data.len() {
+            cm.code_byte(&mut Train, &mut st, &mut data, pos, &Sequential(pos), None);
+            if cm.kind_detected() {
+                return Err(format!(
+                    "the samples were detected as special data (image, audio, executable, \
+                     spreadsheet or numbers) at byte {pos}; priors hold the general model only"
+                ));
+            }
+        }
+        Ok((cm, st))
+    }
+
     /// Bytes of the state walk of the model [`for_prior`](Self::for_prior)
     /// builds for `config` (what a snapshot's runs must cover).
     pub fn state_len(config: &CmConfig) -> u64 {
@@ -401,17 +421,7 @@ impl Cm {
     /// 9's shortcut mixer, which walk 0 leaves fresh; doc/FORMAT.md
     /// section 11).
     pub fn snapshot_walk(config: &CmConfig, history: &[u8], walk: u8) -> Result<Vec<u8>, String> {
-        let (mut cm, mut st) = Cm::for_prior(config);
-        let mut data = history.to_vec();
-        for pos in 0..data.len() {
-            cm.code_byte(&mut Train, &mut st, &mut data, pos, &Sequential(pos), None);
-            if cm.kind_detected() {
-                return Err(format!(
-                    "the samples were detected as special data (image, audio, executable, \
-                     spreadsheet or numbers) at byte {pos}; priors hold the general model only"
-                ));
-            }
-        }
+        let (mut cm, mut st) = Cm::for_prior_trained(config, history)?;
         let mut trained = Flat(Vec::new());
         cm.visit_state(&mut st, &mut trained, walk);
         let (mut fresh_cm, mut fresh_st) = Cm::for_prior(config);
@@ -546,11 +556,7 @@ mod tests {
             let history = sample(1, 20_000);
             let x = sample(2, 3000);
             // The model trained in memory, then coding x.
-            let (mut cm, mut st) = Cm::for_prior(&c);
-            let mut data = history.clone();
-            for pos in 0..data.len() {
-                cm.code_byte(&mut Train, &mut st, &mut data, pos, &Sequential(pos), None);
-            }
+            let (mut cm, mut st) = Cm::for_prior_trained(&c, &history).unwrap();
             let direct = code_with(&mut cm, &mut st, &history, &x);
             // The same through a snapshot.
             // Walk 1 from revision 9 on (its shortcut's mixer), as sep's

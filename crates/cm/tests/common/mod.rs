@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use sep_cm::{Cm, CmConfig, CmStream, MAX_WALK, Sequential};
-use sep_coder::{Coder, Decoder, Encoder, FreqTable};
+use sep_coder::{Decoder, Encoder};
 
 pub fn config(revision: u8) -> CmConfig {
     CmConfig {
@@ -610,21 +610,6 @@ pub fn lying_pnm_images() -> [Vec<u8>; 4] {
     [lying, narrow, huge, real]
 }
 
-/// A coder that codes nothing: a model learns the bytes (a prior's samples).
-pub struct Train;
-
-impl Coder for Train {
-    fn code_bit(&mut self, bit: u32, _p1: u32) -> u32 {
-        bit
-    }
-    fn code_symbol(&mut self, sym: u32, _table: &FreqTable) -> u32 {
-        sym
-    }
-    fn code_uniform(&mut self, sym: u32, _bits: u32) -> u32 {
-        sym
-    }
-}
-
 /// Codes `x` as the continuation of `history` with `cm`; returns the bytes.
 pub fn code_after(cm: &mut Cm, st: &mut CmStream, history: &[u8], x: &[u8]) -> Vec<u8> {
     let mut enc = Encoder::new();
@@ -640,11 +625,7 @@ pub fn code_after(cm: &mut Cm, st: &mut CmStream, history: &[u8], x: &[u8]) -> V
 /// the one that learned the samples in memory, and that it decodes; returns
 /// the coded bytes.
 pub fn prior_round_trip(c: &CmConfig, history: &[u8], x: &[u8]) -> Vec<u8> {
-    let (mut cm, mut st) = Cm::for_prior(c);
-    let mut data = history.to_vec();
-    for pos in 0..data.len() {
-        cm.code_byte(&mut Train, &mut st, &mut data, pos, &Sequential(pos), None);
-    }
+    let (mut cm, mut st) = Cm::for_prior_trained(c, history).unwrap();
     let direct = code_after(&mut cm, &mut st, history, x);
     let snap = Cm::snapshot_walk(c, history, MAX_WALK).unwrap();
     let len = Cm::state_len_walk(c, MAX_WALK);
