@@ -248,6 +248,12 @@ pub fn coded_len(data: &[u8], cfg: &CmConfig) -> usize {
     encode(data, cfg).0.len()
 }
 
+/// The coded bytes of `data` as one stream (encoding only: for comparing
+/// what two configurations write for inputs another call round trips).
+pub fn coded_bytes(data: &[u8], cfg: &CmConfig) -> Vec<u8> {
+    encode(data, cfg).0
+}
+
 /// [`round_trip`], also returning how many bytes the encoder's and the
 /// decoder's models coded by revision 9's shortcut alone (checked equal).
 pub fn round_trip_skipped(data: &[u8], cfg: &CmConfig) -> (Vec<u8>, u64) {
