@@ -236,6 +236,9 @@ impl CmConfig {
             // Revision 12 detected kinds (FORMAT 4.23.1): the kind's final
             // APM stage (cm/kindmix.rs).
             + if self.since(12) { super::kindmix::MEMORY } else { 0 }
+            // Revision 28 (FORMAT 4.39.2): the word-position selectors'
+            // weight sets (cm/mix28.rs).
+            + if self.since(28) { super::mix28::MEMORY } else { 0 }
     }
 
     /// `(table_bits, match_bits)` used for a block of `block_len` bytes: the

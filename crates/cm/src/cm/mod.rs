@@ -30,6 +30,7 @@
 mod config;
 mod ctxinputs;
 mod kindmix;
+mod mix28;
 mod registry;
 mod snapshot_walk;
 mod stream;
@@ -175,6 +176,9 @@ pub struct Cm {
     /// Revision 12 (doc/FORMAT.md 4.23.3): second inputs of the hashed
     /// contexts, after the per-bit families' inputs.
     ctx12: Option<ctxinputs::CtxInputs>,
+    /// Revision 28 (doc/FORMAT.md 4.39.2): what the two word-position
+    /// selectors (`mix28.rs`) see of the byte.
+    sel28: mix28::Sel28,
     hashes: Vec<u32>,
     buckets: Vec<usize>,
     nodes: Vec<usize>,
@@ -240,6 +244,7 @@ impl Cm {
             kind_sse: None,
             kind_runs: false,
             ctx12: None,
+            sel28: mix28::Sel28::default(),
         };
         if config.since(8) {
             cm.final_sse = Some(FinalSse::new(FINAL_APM_BITS, 6, FINAL_APM_KEEP));
@@ -386,6 +391,8 @@ impl Cm {
         if self.text_mix && self.config.since(8) {
             chosen.push(REV8_LONGEST_SETS);
         }
+        // Revision 28 (4.39.2): the word-position selectors.
+        chosen.extend_from_slice(self.mix28_sets());
         self.order_contexts = families
             .first()
             .map_or(0, |f| f.contexts())
@@ -721,7 +728,9 @@ impl Cm {
                 .rposition(|&s| s != 0)
                 .map_or(0, |j| j + 1);
             self.mixer.select(k, longest << 8 | c0 as usize);
+            k += 1;
         }
+        self.mix28_select(k, c0, i);
         if self.text_mix {
             self.mixer.select_final(c0 as usize);
         } else {
@@ -885,6 +894,7 @@ impl Cm {
             };
         }
         self.kindmix_begin_byte(st.c4);
+        self.mix28_begin_byte(st);
         // The first bit's APM rows load while the buckets are found.
         self.prefetch_apms(1, 7, c1, h2);
         self.find_buckets(None);
