@@ -342,7 +342,7 @@ fn ultra_pays_against_its_own_cm() {
         .expect("calgary.paper1 in the quick set")
         .1;
     let ultra = sep::MixConfig::preset(sep::Preset::Ultra).expect("mix preset");
-    assert_eq!(ultra.cm.revision, 26);
+    assert_eq!(ultra.cm.revision, 28);
     let without = sep::MixConfig {
         serial: None,
         ..ultra.clone()

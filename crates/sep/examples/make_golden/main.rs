@@ -207,8 +207,10 @@ fn models() -> Vec<(&'static str, Model)> {
         ("max-r22", preset_r(Preset::Max, 22)),
         // CM revision 24 (4.35): `max` before revision 26.
         ("max-r24", preset_r(Preset::Max, 24)),
-        // CM revision 26 (4.37): today's `max`.
+        // CM revision 26 (4.37): `max` before revision 28.
         ("max-r26", preset_r(Preset::Max, 26)),
+        // CM revision 28 (4.39): today's `max`.
+        ("max-r28", preset_r(Preset::Max, 28)),
         // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13),
         // pinned at CM revision 2 (the revision `max` had then), and at
         // revision 6, and at revision 8 (today's `ultra`).
@@ -231,6 +233,7 @@ fn models() -> Vec<(&'static str, Model)> {
         ("ultra-r22-k3", ultra_kind3(22, 16)),
         ("ultra-r24-k3", ultra_kind3(24, 16)),
         ("ultra-r26-k3", ultra_kind3(26, 16)),
+        ("ultra-r28-k3", ultra_kind3(28, 16)),
         // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
         // section 4.14).
         ("fast-r3", fast_r3()),
@@ -404,6 +407,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r22",
             "max-r24",
             "max-r26",
+            "max-r28",
         ];
         if ["mix2", "default-r1", "default-r2"].contains(&name) || detecting.contains(&name) {
             for input in [
@@ -442,6 +446,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r22",
             "max-r24",
             "max-r26",
+            "max-r28",
         ]
         .contains(&name)
         {
