@@ -586,8 +586,8 @@ fn ultra_preset_round_trips_identically_for_any_threads() {
     let t1 = run(&["-p", "ultra", "-T1", "-B", "16K"]);
     let t2 = run(&["-p", "ultra", "-T2", "-B", "16K"]);
     assert_eq!(t1, t2, "ultra archive depends on -T");
-    // ultra is max plus the network; that the network pays is checked in
-    // sep's tests (`ultra_pays_against_its_own_cm`). One block at -T2 trains
+    // ultra is max plus the network; what the network is worth is checked in
+    // sep's tests (`ultra_round_trips_within_its_own_cm`). One block at -T2 trains
     // the network (kind 3) on a second thread: the same archive as -T1.
     let whole = run(&["-p", "ultra", "-T1"]);
     assert_eq!(
