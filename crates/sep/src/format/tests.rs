@@ -315,7 +315,7 @@ fn compact_records_round_trip_and_validate() {
         let mut b = Vec::new();
         bh.write_to(&mut b, 3).unwrap();
         assert_eq!(b.len(), bh.encoded_len(3));
-        assert!(b.len() + 9 <= bh.encoded_len(1), "{} bytes", b.len());
+        assert!(b.len() + 7 <= bh.encoded_len(1), "{} bytes", b.len());
         assert_eq!(
             Record::read(&mut &b[..], &h).unwrap(),
             Record::Block(bh.clone())
