@@ -489,7 +489,7 @@ pub fn repair_header_check(archive: &mut [u8]) {
 fn repair_compact_header_check(archive: &mut [u8]) {
     let flags = archive[5];
     let mut at = 6;
-    let mut varint = |at: &mut usize| -> Option<u64> {
+    let varint = |at: &mut usize| -> Option<u64> {
         let mut v = 0u64;
         for i in 0..10 {
             let b = *archive.get(*at)?;
