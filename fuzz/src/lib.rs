@@ -276,14 +276,16 @@ pub fn decode_blocks(model: &Model, data: &[u8]) {
     };
     let build = |block: &BlockHeader, content_check: u64| {
         let mut a = archive.clone();
-        block.write_to(&mut a).expect("write to a Vec");
+        block
+            .write_to(&mut a, header.version)
+            .expect("write to a Vec");
         a.extend_from_slice(payload);
         a.extend_from_slice(
             &EndRecord {
                 content_length: raw_len.into(),
                 content_check,
             }
-            .to_bytes(),
+            .to_bytes(header.version),
         );
         a
     };
@@ -466,11 +468,55 @@ fn cost_per_byte(model: &ModelConfig) -> u64 {
 /// Rewrites `header_check` to match the header bytes before it, when the archive is
 /// long enough to hold one.
 pub fn repair_header_check(archive: &mut [u8]) {
+    if archive.len() > 6 && archive[4] == 3 {
+        repair_compact_header_check(archive);
+        return;
+    }
     if archive.len() < 38 {
         return;
     }
     let params_len = usize::from(u16::from_le_bytes([archive[36], archive[37]]));
     let end = 38 + params_len;
+    if archive.len() < end + 4 {
+        return;
+    }
+    let check = sep::format::raw_check(&archive[..end]);
+    archive[end..end + 4].copy_from_slice(&check.to_le_bytes());
+}
+
+/// [`repair_header_check`] of a header of format version 3 (doc/FORMAT.md
+/// section 13): walks its varints to find `params_len`, then the check.
+fn repair_compact_header_check(archive: &mut [u8]) {
+    let flags = archive[5];
+    let mut at = 6;
+    let varint = |at: &mut usize| -> Option<u64> {
+        let mut v = 0u64;
+        for i in 0..10 {
+            let b = *archive.get(*at)?;
+            *at += 1;
+            v |= u64::from(b & 0x7F).checked_shl(7 * i).unwrap_or(0);
+            if b & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+        None
+    };
+    let fields = 5 + usize::from(flags & 1);
+    for _ in 0..fields {
+        if varint(&mut at).is_none() {
+            return;
+        }
+    }
+    let Some(params_len) = varint(&mut at) else {
+        return;
+    };
+    let id_len = if flags & 2 != 0 { 16 } else { 0 };
+    let Some(end) = usize::try_from(params_len)
+        .ok()
+        .and_then(|p| (at + id_len).checked_add(p))
+    else {
+        return;
+    };
     if archive.len() < end + 4 {
         return;
     }

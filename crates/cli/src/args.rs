@@ -136,6 +136,11 @@ pub struct Args {
     #[arg(long)]
     pub seek_table: bool,
 
+    /// Archive format version to write: 3 (default, compact: about 45 bytes less per
+    /// archive; doc/FORMAT.md 13) or 1 (fixed-width fields, read by every sep).
+    #[arg(long, value_name = "N", default_value_t = sep::format::FORMAT_VERSION)]
+    pub format_version: u8,
+
     /// Raw bytes per independent block, 4K..=1G, e.g. 4M, 16MiB, 65536.
     #[arg(short = 'B', long, value_name = "SIZE", value_parser = parse_size)]
     pub block_size: Option<u32>,

@@ -263,6 +263,7 @@ impl Ctx<'_> {
             transforms: !self.args.no_transforms,
             seek_table: self.args.seek_table,
             prior: self.prior.clone(),
+            format_version: self.args.format_version,
         };
         // Issue 14 item 5: a smaller preset or fewer threads within -M/--memory.
         if let Some(note) = limits::fit_compression(&mut options, limits::memory(self.args))

@@ -62,7 +62,7 @@ impl Ctx<'_> {
                 writeln!(o, "{name}")?;
             }
             let ratio = info.content_length as f64 / info.archive_bytes.max(1) as f64;
-            writeln!(o, "  format version  {}", sep::format::FORMAT_VERSION)?;
+            writeln!(o, "  format version  {}", h.version)?;
             writeln!(
                 o,
                 "  model           {} (model_id {})",

@@ -78,7 +78,7 @@ fn version_names_the_archive_format() {
         .arg("--version")
         .assert()
         .success()
-        .stdout(predicate::str::contains("archive format 1"));
+        .stdout(predicate::str::contains("archive format 3"));
 }
 
 #[test]

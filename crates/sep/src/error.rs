@@ -22,11 +22,11 @@ pub enum Error {
         found: Vec<u8>,
     },
     /// The archive's format version is not one this library reads.
-    #[error("unsupported format version {found} (this sep reads version {supported})")]
+    #[error("unsupported format version {found} (this sep reads versions 1 and {supported})")]
     UnsupportedVersion {
         /// The version in the header.
         found: u8,
-        /// The version this library reads.
+        /// The newest version this library reads (it reads 1 as well).
         supported: u8,
     },
     /// A reserved field or bit is not zero.

@@ -1,7 +1,9 @@
 //! Damaged archives must fail with a clean error, never a panic, a hang or
 //! wrong output: every truncation point and every single-bit flip of a small
 //! archive of each model (store, order2, a tiny network, context mixing without
-//! and with the tiny network), each of three blocks, the last one stored.
+//! and with the tiny network), each of three blocks, the last one stored, in
+//! format version 3 (the default; issue 20, doc/FORMAT.md section 13), and
+//! store and order2 in version 1 as well.
 //!
 //! A flip inside a stored block's payload must be that block's checksum error
 //! (sampled: every 16th byte of those payloads);
@@ -29,7 +31,7 @@ struct Case {
 
 /// Text, then noise: two modelled blocks and a stored one. Networks get blocks of
 /// 300 bytes (each of the thousands of decodes trains one), the others 700.
-fn case(model: Model) -> Case {
+fn case(model: Model, format_version: u8) -> Case {
     let block = if matches!(model, Model::Neural(_))
         || matches!(&model, Model::Mix(c) if c.neural.is_some())
     {
@@ -43,9 +45,11 @@ fn case(model: Model) -> Case {
         model: model.clone(),
         block_size: Some(block as u32),
         small_blocks: true,
+        format_version,
         ..Options::default()
     };
     let archive = sep::compress(&data, &options).unwrap();
+    assert_eq!(archive[4], format_version);
     let stored = stored_payloads(&archive);
     let blocks = sep::inspect(&archive[..]).unwrap()[0].blocks;
     assert_eq!(blocks, 3, "{}: blocks", model.name());
@@ -158,29 +162,31 @@ fn every_single_bit_flip_fails_cleanly_or_decodes_exactly(case: &Case) {
 
 /// One test per model, so that the harness runs them side by side.
 macro_rules! sweeps {
-    ($($name:ident: $model:expr,)*) => {$(
+    ($($name:ident: $model:expr, $version:expr;)*) => {$(
         mod $name {
             use super::*;
 
             #[test]
             fn every_truncation_fails_cleanly() {
-                super::every_truncation_fails_cleanly(&case($model));
+                super::every_truncation_fails_cleanly(&case($model, $version));
             }
 
             #[test]
             fn every_single_bit_flip_fails_cleanly_or_decodes_exactly() {
-                super::every_single_bit_flip_fails_cleanly_or_decodes_exactly(&case($model));
+                super::every_single_bit_flip_fails_cleanly_or_decodes_exactly(&case($model, $version));
             }
         }
     )*};
 }
 
 sweeps! {
-    store: Model::Store,
-    order2: Model::Order2,
-    neural: tiny_neural(),
-    mix: tiny_mix(),
-    mix_with_network: tiny_hybrid(),
+    store: Model::Store, 3;
+    order2: Model::Order2, 3;
+    neural: tiny_neural(), 3;
+    mix: tiny_mix(), 3;
+    mix_with_network: tiny_hybrid(), 3;
+    store_v1: Model::Store, 1;
+    order2_v1: Model::Order2, 1;
 }
 
 #[test]

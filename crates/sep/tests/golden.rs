@@ -1,5 +1,5 @@
 //! Golden archives (`tests/golden/`, see its README.md): every committed archive of
-//! format version 1 must decode, forever, to exactly its committed original; every
+//! format versions 1 and 3 must decode, forever, to exactly its committed original; every
 //! must-fail file must fail with its expected error. A change that breaks either has
 //! broken the format. (`cargo run -p sep --example make_golden` writes them; never in
 //! CI.)
@@ -35,14 +35,50 @@ fn files(sub: &str) -> Vec<String> {
 
 #[test]
 fn every_golden_archive_decodes_to_its_original() {
-    let manifest = rows(golden().join("v1/MANIFEST.tsv"));
+    let (ids, backbones) = decode_folder("v1");
+    assert_eq!(
+        ids.into_iter().collect::<Vec<_>>(),
+        [0, 1, 2, 3],
+        "model ids"
+    );
+    assert_eq!(
+        backbones.into_iter().collect::<Vec<_>>(),
+        [1, 2, 3, 4],
+        "backbones"
+    );
+}
+
+/// Issue 20: the archives of format version 3 (doc/FORMAT.md section 13).
+#[test]
+fn every_version_3_golden_archive_decodes_to_its_original() {
+    let (ids, _) = decode_folder("v3");
+    assert_eq!(ids.into_iter().collect::<Vec<_>>(), [0, 1, 3], "model ids");
+    for f in files("v3") {
+        let data = std::fs::read(golden().join("v3").join(&f)).expect("archive");
+        let last = sep::inspect(&data[..])
+            .expect("inspect")
+            .pop()
+            .expect("one");
+        assert_eq!(last.header.version, 3, "v3/{f}");
+    }
+}
+
+/// Decodes every archive of `sub`'s MANIFEST.tsv (and checks that the folder
+/// holds no other); returns the model ids and backbone ids met.
+fn decode_folder(
+    sub: &str,
+) -> (
+    std::collections::BTreeSet<u16>,
+    std::collections::BTreeSet<u8>,
+) {
+    let manifest = rows(golden().join(sub).join("MANIFEST.tsv"));
     let mut ids = std::collections::BTreeSet::new();
     let mut backbones = std::collections::BTreeSet::new();
     for row in &manifest {
         let [archive, input, bytes, xxh3, model_id, _describe] = &row[..] else {
             panic!("bad manifest row {row:?}");
         };
-        let data = std::fs::read(golden().join("v1").join(archive)).expect("archive");
+        let data = std::fs::read(golden().join(sub).join(archive)).expect("archive");
         let original = std::fs::read(golden().join("inputs").join(input)).expect("input");
         assert_eq!(original.len().to_string(), *bytes, "{input}: size changed");
         assert_eq!(
@@ -82,21 +118,12 @@ fn every_golden_archive_decodes_to_its_original() {
             }
         }
     }
-    assert_eq!(
-        ids.into_iter().collect::<Vec<_>>(),
-        [0, 1, 2, 3],
-        "model ids"
-    );
-    assert_eq!(
-        backbones.into_iter().collect::<Vec<_>>(),
-        [1, 2, 3, 4],
-        "backbones"
-    );
     let listed: Vec<&String> = manifest.iter().map(|r| &r[0]).collect();
-    for f in files("v1") {
-        assert!(listed.contains(&&f), "v1/{f} is not in MANIFEST.tsv");
+    for f in files(sub) {
+        assert!(listed.contains(&&f), "{sub}/{f} is not in MANIFEST.tsv");
     }
-    eprintln!("{} golden archives decoded", manifest.len());
+    eprintln!("{} golden archives of {sub} decoded", manifest.len());
+    (ids, backbones)
 }
 
 /// The variant's name, as written in must-fail/EXPECTED.tsv.

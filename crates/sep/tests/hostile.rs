@@ -33,10 +33,10 @@ fn split(archive: &[u8]) -> (Vec<u8>, Vec<Block>, EndRecord) {
 fn join(header: &[u8], blocks: &[Block], end: &EndRecord) -> Vec<u8> {
     let mut a = header.to_vec();
     for (bh, p) in blocks {
-        bh.write_to(&mut a).expect("write to a Vec");
+        bh.write_to(&mut a, header[4]).expect("write to a Vec");
         a.extend_from_slice(p);
     }
-    a.extend_from_slice(&end.to_bytes());
+    a.extend_from_slice(&end.to_bytes(header[4]));
     a
 }
 
@@ -314,7 +314,7 @@ fn a_tiny_archive_claiming_years_of_work_is_refused() {
         raw_check: 0,
         stream_lens: vec![1],
     }
-    .write_to(&mut archive)
+    .write_to(&mut archive, header.version)
     .unwrap();
     archive.push(0x55);
     archive.extend_from_slice(
@@ -322,7 +322,7 @@ fn a_tiny_archive_claiming_years_of_work_is_refused() {
             content_length: 1 << 30,
             content_check: 0,
         }
-        .to_bytes(),
+        .to_bytes(header.version),
     );
     assert!(archive.len() < 200, "{} bytes", archive.len());
     let start = std::time::Instant::now();

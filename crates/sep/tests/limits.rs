@@ -29,6 +29,7 @@ fn decode_measured(archive: &[u8]) -> (sep::Result<Vec<u8>>, u64) {
 /// A header of model `model_id` with these fields, blocks of `block_size`.
 fn header(model_id: u16, streams: u32, context: u16, params: Vec<u8>, block_size: u32) -> Header {
     Header {
+        version: sep::format::FORMAT_VERSION,
         content_length: None,
         block_size,
         seed: 0,
@@ -110,7 +111,7 @@ fn empty_archive(h: &Header) -> Vec<u8> {
             content_length: 0,
             content_check: xxhash_rust::xxh3::xxh3_64(b""),
         }
-        .to_bytes(),
+        .to_bytes(h.version),
     );
     a
 }
@@ -128,7 +129,7 @@ fn claiming(h: &Header, block_type: BlockType, raw_len: u32, payload_len: u32) -
             _ => vec![],
         },
     }
-    .write_to(&mut a)
+    .write_to(&mut a, h.version)
     .expect("write to a Vec");
     a.extend_from_slice(&[0x55; 64]);
     a

@@ -323,7 +323,7 @@ fn dropping_a_decoder_mid_archive_stops_its_workers() {
         raw_check: sep::format::raw_check(&first),
         stream_lens: vec![],
     };
-    stored.write_to(&mut archive).unwrap();
+    stored.write_to(&mut archive, header.version).unwrap();
     archive.extend_from_slice(&first);
     let slow_block = BlockHeader {
         block_type: BlockType::Modelled,
@@ -332,13 +332,13 @@ fn dropping_a_decoder_mid_archive_stops_its_workers() {
         raw_check: 0,
         stream_lens: vec![8],
     };
-    slow_block.write_to(&mut archive).unwrap();
+    slow_block.write_to(&mut archive, header.version).unwrap();
     archive.extend_from_slice(&[0x5A; 8]);
     let end = EndRecord {
         content_length: u64::from(block) + 1000,
         content_check: 0,
     };
-    archive.extend_from_slice(&end.to_bytes());
+    archive.extend_from_slice(&end.to_bytes(header.version));
     for (threads, pipeline) in [(1, true), (2, true), (3, false)] {
         let archive = archive.clone();
         let first = first.clone();

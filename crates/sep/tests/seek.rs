@@ -82,16 +82,20 @@ fn a_seek_table_costs_8_bytes_per_block_and_decodes_as_before() {
     assert_eq!(infos[0].seek_table_bytes, 20 + 8 * blocks);
     assert_eq!(sep::inspect(&plain[..]).unwrap()[0].seek_table_bytes, 0);
     // The table lists every block: record length and raw length.
-    let entries = parse_seek_table(&with[plain.len()..], 4096).unwrap();
+    let entries = parse_seek_table(&with[plain.len()..], 4096, 3).unwrap();
     assert_eq!(entries.len() as u64, blocks);
     assert_eq!(entries.last().unwrap().raw_len, 40_000 % 4096);
     let header_len = sep::read_header(&mut &with[..]).unwrap().to_bytes().len();
     let sum: usize = entries.iter().map(|e| e.block_len as usize).sum();
-    assert_eq!(header_len + sum + 24, plain.len());
+    // The end record of format version 3: 0xFF, content_length 40,000 (3
+    // varint bytes), content_check.
+    assert_eq!(header_len + sum + 12, plain.len());
     // Concatenated archives with tables decode to the concatenation; so does an
     // empty archive with its (empty) table.
     let empty = archive(b"", Model::Order2, 4096, true);
-    assert_eq!(empty.len(), 66 + 20);
+    // The store header of format version 3 (18 bytes with block_size 4096)
+    // and its end record (10).
+    assert_eq!(empty.len(), 28 + 20);
     let both = [with.clone(), empty, with.clone()].concat();
     assert_eq!(
         sep::decompress(&both).unwrap(),
@@ -235,7 +239,7 @@ fn a_damaged_seek_table_is_an_error_not_a_panic() {
         let _ = sep::content_length(&mut Cursor::new(&bad));
     }
     // A table whose entries lie (checksum recomputed) is caught by the decoder.
-    let mut entries = parse_seek_table(&a[plain..], 4096).unwrap();
+    let mut entries = parse_seek_table(&a[plain..], 4096, 3).unwrap();
     entries[0].block_len += 1;
     entries[1].block_len -= 1;
     let lying = [&a[..plain], &write_seek_table(&entries)[..]].concat();

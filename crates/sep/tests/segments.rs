@@ -187,11 +187,12 @@ fn sep_transform_kinds(data: &[u8]) -> Vec<TransformKind> {
 
 /// Offset of the first block's payload in a one-archive file.
 fn payload_at(archive: &[u8]) -> usize {
-    sep::read_header(&mut &archive[..])
-        .unwrap()
-        .to_bytes()
-        .len()
-        + 16
+    let h = sep::read_header(&mut &archive[..]).unwrap();
+    let hlen = h.to_bytes().len();
+    match sep::format::Record::read(&mut &archive[hlen..], &h).unwrap() {
+        sep::format::Record::Block(bh) => hlen + bh.encoded_len(h.version),
+        sep::format::Record::End(_) => hlen,
+    }
 }
 
 /// Decoding must fail with a one-line error, without a panic.
@@ -379,7 +380,7 @@ fn inverse_transforms_count_against_the_work_limit() {
         raw_check: 0,
         stream_lens: vec![],
     }
-    .write_to(&mut a)
+    .write_to(&mut a, header.version)
     .expect("write to a Vec");
     a.extend_from_slice(&payload);
     a.extend_from_slice(
@@ -387,7 +388,7 @@ fn inverse_transforms_count_against_the_work_limit() {
             content_length: 8 * u64::from(n),
             content_check: 0,
         }
-        .to_bytes(),
+        .to_bytes(header.version),
     );
     let table = sep::segment::list_blocks(&a[..]).expect("the table is well-formed");
     assert_eq!(table[0].segments.len(), n as usize);

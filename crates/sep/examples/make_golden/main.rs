@@ -30,6 +30,7 @@ mod lossy;
 mod must_fail;
 mod prior;
 mod seek_cases;
+mod v3;
 use inputs::*;
 use lossy::lossy_files;
 use must_fail::must_fail;
@@ -266,7 +267,7 @@ fn fast_r3() -> Model {
 
 /// `preset` with its CM at revision `revision` (pinned: `max` and `ultra`
 /// wrote `table_bits` 27 up to revision 14, 29 from revision 16).
-fn preset_r(preset: Preset, revision: u8) -> Model {
+pub(crate) fn preset_r(preset: Preset, revision: u8) -> Model {
     match Model::mix_preset(preset) {
         Model::Mix(m) => {
             let table_bits = if matches!(preset, Preset::Max | Preset::Ultra) && revision <= 14 {
@@ -502,6 +503,16 @@ fn golden_list() -> Vec<Golden> {
     list
 }
 
+/// The options every archive of `v1/`, `must-fail/` and `prior-v1/` starts
+/// from: the defaults, pinned to format version 1 (the encoder writes version
+/// 3 by default since issue 20, doc/FORMAT.md section 13).
+pub(crate) fn v1_options() -> Options {
+    Options {
+        format_version: 1,
+        ..Options::default()
+    }
+}
+
 fn golden_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden")
 }
@@ -512,7 +523,7 @@ fn compress(g: &Golden, data: &[u8]) -> Vec<u8> {
         block_size: g.block_size,
         // Blocks of 1000 and 1500 bytes: many blocks from a small input.
         small_blocks: true,
-        ..Options::default()
+        ..v1_options()
     };
     if data.is_empty() {
         // Since the encoder writes an empty input with the store model's
@@ -530,7 +541,7 @@ fn compress(g: &Golden, data: &[u8]) -> Vec<u8> {
             content_length: 0,
             content_check: xxhash_rust::xxh3::xxh3_64(data),
         };
-        archive.extend_from_slice(&end.to_bytes());
+        archive.extend_from_slice(&end.to_bytes(header.version));
         return archive;
     }
     if !g.streamed {
@@ -596,7 +607,7 @@ fn golden_files(files: &mut Files) {
             block_size: Some(1000),
             small_blocks: true,
             seek_table: true,
-            ..Options::default()
+            ..v1_options()
         },
     )
     .expect("compress");
@@ -620,6 +631,7 @@ fn repair(archive: &mut [u8]) {
 
 fn header(model_id: u16, streams: u32, context: u16, params: Vec<u8>) -> Header {
     Header {
+        version: 1,
         content_length: None,
         block_size: 100,
         seed: 0,
@@ -640,7 +652,7 @@ fn block(block_type: BlockType, raw: &[u8], payload_len: usize, lens: Vec<u32>) 
         raw_check: raw_check(raw),
         stream_lens: lens,
     }
-    .write_to(&mut b)
+    .write_to(&mut b, 1)
     .expect("write to a Vec");
     b
 }
@@ -650,8 +662,7 @@ fn end(content: &[u8]) -> Vec<u8> {
         content_length: content.len() as u64,
         content_check: xxhash_rust::xxh3::xxh3_64(content),
     }
-    .to_bytes()
-    .to_vec()
+    .to_bytes(1)
 }
 
 fn main() {
@@ -661,6 +672,7 @@ fn main() {
     must_fail(&mut files);
     lossy_files(&mut files); // issue 21
     prior_files(&mut files); // issue 20
+    v3::v3_files(&mut files); // issue 20: format version 3
     let dir = golden_dir();
     let mut changed = 0;
     for (path, bytes) in &files {
@@ -680,7 +692,7 @@ fn main() {
             std::fs::write(&full, bytes).expect("write");
         }
     }
-    for sub in ["v1", "must-fail", "lossy-v2", "prior-v1"] {
+    for sub in ["v1", "v3", "must-fail", "lossy-v2", "prior-v1"] {
         for e in std::fs::read_dir(dir.join(sub)).into_iter().flatten() {
             let p = e.expect("entry").path();
             let rel = format!("{sub}/{}", file_name(&p));

@@ -14,7 +14,7 @@ pub(crate) fn must_fail(files: &mut Files) {
             model: Model::Store,
             block_size: Some(100),
             small_blocks: true,
-            ..Options::default()
+            ..v1_options()
         },
     )
     .expect("store archive");
@@ -24,7 +24,7 @@ pub(crate) fn must_fail(files: &mut Files) {
             model: Model::Order2,
             block_size: Some(100),
             small_blocks: true,
-            ..Options::default()
+            ..v1_options()
         },
     )
     .expect("order2 archive");
@@ -55,7 +55,7 @@ pub(crate) fn must_fail(files: &mut Files) {
     let pac_params = {
         let h = Options {
             model: Model::Neural(neural(BackboneConfig::Pac(PAC))),
-            ..Options::default()
+            ..v1_options()
         }
         .header()
         .expect("pac header")
@@ -69,7 +69,7 @@ pub(crate) fn must_fail(files: &mut Files) {
                 neural: None,
                 serial: None,
             }),
-            ..Options::default()
+            ..v1_options()
         }
         .header()
         .expect("mix header")
@@ -523,7 +523,7 @@ pub(crate) fn must_fail(files: &mut Files) {
         bh.stream_lens[0] += 1;
         assert!(bh.payload_len <= bh.raw_len, "room for a junk byte");
         let mut head = Vec::new();
-        bh.write_to(&mut head).unwrap();
+        bh.write_to(&mut head, 1).unwrap();
         [&order2[..o2len], &head, payload, &[junk], after].concat()
     };
     cases.extend([

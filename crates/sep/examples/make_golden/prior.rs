@@ -75,7 +75,7 @@ fn coded_with(prior: &sep::Prior, data: &[u8]) -> Vec<u8> {
     let options = Options {
         model: prior.model(),
         prior: Some(prior.clone()),
-        ..Options::default()
+        ..v1_options()
     };
     sep::compress(data, &options).expect("compress")
 }

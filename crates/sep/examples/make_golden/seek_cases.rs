@@ -25,11 +25,12 @@ pub(crate) fn seek_table_cases(
                 block_size: Some(100),
                 small_blocks: true,
                 seek_table: true,
-                ..Options::default()
+                ..v1_options()
             },
         )
         .expect("store archive")[store.len()..],
         100,
+        1,
     )
     .expect("a table");
     let good = table(&entries);

@@ -227,7 +227,7 @@ pub fn inspect<R: Read>(mut r: R) -> Result<Vec<ArchiveInfo>> {
                     }
                     info.blocks += 1;
                     info.stored_blocks += u64::from(bh.block_type == BlockType::Stored);
-                    let block_len = bh.encoded_len() + bh.payload_len as usize;
+                    let block_len = bh.encoded_len(info.header.version) + bh.payload_len as usize;
                     info.archive_bytes += block_len as u64;
                     expected.block(crate::format::SeekEntry {
                         block_len: block_len as u32,
@@ -254,7 +254,7 @@ pub fn inspect<R: Read>(mut r: R) -> Result<Vec<ArchiveInfo>> {
                     }
                     info.content_length = end.content_length;
                     info.content_check = end.content_check;
-                    info.archive_bytes += END_RECORD_LEN as u64;
+                    info.archive_bytes += end.encoded_len(info.header.version) as u64;
                     break;
                 }
             }

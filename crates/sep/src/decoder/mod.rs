@@ -4,7 +4,7 @@
 use crate::codec::ModelConfig;
 use crate::error::{Error, Result};
 use crate::format::{
-    BlockHeader, BlockType, END_RECORD_LEN, Expected, Header, MAGIC, Record, SEEK_MAGIC, SeekEntry,
+    BlockHeader, BlockType, EndRecord, Expected, Header, MAGIC, Record, SEEK_MAGIC, SeekEntry,
     raw_check, skip_seek_table,
 };
 use crate::limits::{Limits, Spent};

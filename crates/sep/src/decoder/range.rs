@@ -105,14 +105,20 @@ fn by_table<R: Read + Seek>(r: &mut R, c: &mut Collector) -> Result<Option<Plan>
     r.seek(SeekFrom::Start(file_len - table_len))?;
     let mut table = vec![0u8; table_len as usize];
     crate::format::read_exact(r, &mut table, "seek table")?;
-    let entries = parse_seek_table(&table, header.block_size)?;
+    let entries = parse_seek_table(&table, header.block_size, header.version)?;
     let blocks_len: u64 = entries.iter().map(|e| u64::from(e.block_len)).sum();
-    if header_len + blocks_len + END_RECORD_LEN as u64 + table_len != file_len {
+    let length: u64 = entries.iter().map(|e| u64::from(e.raw_len)).sum();
+    // The end record's length (in version 3 it depends on content_length).
+    let end_len = EndRecord {
+        content_length: length,
+        content_check: 0,
+    }
+    .encoded_len(header.version) as u64;
+    if header_len + blocks_len + end_len + table_len != file_len {
         // The table of the last of several archives: walk instead.
         return Ok(None);
     }
     // The end record before the table must agree with it.
-    let length: u64 = entries.iter().map(|e| u64::from(e.raw_len)).sum();
     r.seek(SeekFrom::Start(header_len + blocks_len))?;
     match Record::read(r, &header)? {
         Record::End(end) => check_end(&header, end.content_length, length)?,
@@ -175,14 +181,14 @@ fn by_walk<R: Read + Seek>(r: &mut R, c: &mut Collector) -> Result<Plan> {
                         index,
                         skip,
                     });
-                    pos += (bh.encoded_len() + bh.payload_len as usize) as u64;
+                    pos += (bh.encoded_len(header.version) + bh.payload_len as usize) as u64;
                     r.seek(SeekFrom::Start(pos))?;
                     in_archive += u64::from(bh.raw_len);
                     index += 1;
                 }
                 Record::End(end) => {
                     check_end(&header, end.content_length, in_archive)?;
-                    pos += END_RECORD_LEN as u64;
+                    pos += end.encoded_len(header.version) as u64;
                     break;
                 }
             }

@@ -39,7 +39,7 @@ fn tiny_blocks_of_a_costly_model_are_refused_by_the_setup_rule() {
             raw_check: 0,
             stream_lens: vec![1; 19],
         }
-        .write_to(&mut archive)
+        .write_to(&mut archive, header.version)
         .unwrap();
         archive.extend_from_slice(&[0x55; 19]);
     }

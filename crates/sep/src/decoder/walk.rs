@@ -62,7 +62,7 @@ pub(super) fn read_record<R: Read>(
         Record::Block(bh) => {
             check_full(short_block, &bh, header)?;
             limits.check_output(*earlier + *archive_total + u64::from(bh.raw_len))?;
-            let block_len = bh.encoded_len() + bh.payload_len as usize;
+            let block_len = bh.encoded_len(header.version) + bh.payload_len as usize;
             spent.bytes += block_len as u64;
             expected.block(SeekEntry {
                 block_len: block_len as u32,
@@ -103,7 +103,7 @@ pub(super) fn read_record<R: Read>(
             }))
         }
         Record::End(end) => {
-            spent.bytes += END_RECORD_LEN as u64;
+            spent.bytes += end.encoded_len(header.version) as u64;
             check_end(header, end.content_length, *archive_total)?;
             let content_check = end.content_check;
             // A seek table, then another archive, may follow.

@@ -50,10 +50,14 @@ pub(super) fn looks_incompressible(
 /// when its start shows it incompressible ([`looks_incompressible`]). `raw`
 /// is left as it is (and kept, as the payload of a stored block); the result
 /// is garbage once `cancel` is set. `transforms`: try a segmented block too.
+/// `version`: the format version the block header is written in (its length
+/// enters the choice between stored, modelled and segmented).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn code_block(
     config: &ModelConfig,
     prior: Option<&crate::Prior>,
     seed: u64,
+    version: u8,
     transforms: bool,
     raw: &mut Vec<u8>,
     cancel: &Cancel,
@@ -85,8 +89,8 @@ pub(super) fn code_block(
                 stream_lens: vec![],
             };
             (
-                bh.encoded_len() + payload.len(),
-                header_bytes(&bh),
+                bh.encoded_len(version) + payload.len(),
+                header_bytes(&bh, version),
                 payload,
                 (seg.dense, seg.header_code),
             )
@@ -147,14 +151,14 @@ pub(super) fn code_block(
             raw_check: check,
             stream_lens: streams.iter().map(|s| s.len() as u32).collect(),
         };
-        let len = modelled.encoded_len() + payload_len;
-        if len < stored.encoded_len() + raw.len() {
-            return best(len, header_bytes(&modelled), streams, raw);
+        let len = modelled.encoded_len(version) + payload_len;
+        if len < stored.encoded_len(version) + raw.len() {
+            return best(len, header_bytes(&modelled, version), streams, raw);
         }
     }
     best(
-        stored.encoded_len() + raw.len(),
-        header_bytes(&stored),
+        stored.encoded_len(version) + raw.len(),
+        header_bytes(&stored, version),
         Vec::new(),
         raw,
     )

@@ -3,8 +3,7 @@
 use crate::codec::ModelConfig;
 use crate::error::{Error, Result};
 use crate::format::{
-    BlockHeader, BlockType, END_RECORD_LEN, EndRecord, Header, SeekEntry, raw_check,
-    write_seek_table,
+    BlockHeader, BlockType, EndRecord, Header, SeekEntry, raw_check, write_seek_table,
 };
 use crate::pipeline::{Cancel, Pipeline};
 use crate::stats::EncodeStats;
@@ -149,6 +148,7 @@ impl<W: Write> Encoder<W> {
         let threads = resolve_threads(options.threads).min(crate::MAX_THREADS);
         let (header, config) = options.header()?;
         let seed = header.seed;
+        let version = header.version;
         // With a prior, blocks are coded with it and never segmented.
         let transforms = options.transforms && options.prior.is_none();
         let prior = options.prior.clone();
@@ -163,6 +163,7 @@ impl<W: Write> Encoder<W> {
                     &config,
                     prior.as_ref(),
                     seed,
+                    version,
                     transforms,
                     &mut raw,
                     cancel,
@@ -391,8 +392,9 @@ impl<W: Write> Encoder<W> {
             content_length: self.total_in,
             content_check: self.hasher.digest(),
         };
-        self.out.write_all(&end.to_bytes())?;
-        let mut total = self.total_out + END_RECORD_LEN as u64;
+        let end = end.to_bytes(self.header.version);
+        self.out.write_all(&end)?;
+        let mut total = self.total_out + end.len() as u64;
         if let Some(entries) = &self.seek {
             let table = write_seek_table(entries);
             self.out.write_all(&table)?;
@@ -449,9 +451,10 @@ fn empty_header(header: &Header) -> Header {
     }
 }
 
-fn header_bytes(bh: &BlockHeader) -> Vec<u8> {
-    let mut out = Vec::with_capacity(bh.encoded_len());
-    bh.write_to(&mut out).expect("writing to a Vec cannot fail");
+fn header_bytes(bh: &BlockHeader, version: u8) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bh.encoded_len(version));
+    bh.write_to(&mut out, version)
+        .expect("writing to a Vec cannot fail");
     out
 }
 

@@ -109,6 +109,13 @@ pub struct Options {
     /// was trained for ([`Prior::model`](crate::Prior::model)). Blocks are
     /// then never segmented. `None` by default.
     pub prior: Option<crate::Prior>,
+    /// The archive's `format_version`: 3 (the default), the compact layout
+    /// of doc/FORMAT.md section 13 (issue 20: about 45 bytes less per
+    /// archive), or 1, the fixed-width layout every sep release reads. The
+    /// same content and options give the same model coding in both; only
+    /// the header, block headers and end record differ. Other values are
+    /// refused with [`Error::InvalidOption`].
+    pub format_version: u8,
 }
 
 impl Default for Options {
@@ -124,6 +131,7 @@ impl Default for Options {
             transforms: true,
             seek_table: false,
             prior: None,
+            format_version: crate::format::FORMAT_VERSION,
         }
     }
 }
@@ -200,10 +208,17 @@ impl Options {
 
     /// The header an encoder with these options writes.
     pub fn header(&self) -> Result<(Header, ModelConfig)> {
+        if !crate::format::is_supported_version(self.format_version) {
+            return Err(Error::InvalidOption(format!(
+                "format_version {} (sep writes 1 or 3)",
+                self.format_version
+            )));
+        }
         let block_size = self.effective_block_size()?;
         let config = self.model.configure(block_size);
         let (streams, context, params) = config.header_fields();
         let header = Header {
+            version: self.format_version,
             content_length: self.content_length,
             block_size,
             seed: self.seed,

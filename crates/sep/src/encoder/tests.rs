@@ -96,7 +96,7 @@ fn code_named_by_an_elf_header_is_not_coded_twice() {
     // could have won) and decodes to the input.
     let stats = EncodeStats::default();
     let mut raw = elf.clone();
-    let coded = block::code_block(&config, None, 0, true, &mut raw, &cancel, &stats);
+    let coded = block::code_block(&config, None, 0, 3, true, &mut raw, &cancel, &stats);
     assert!(coded.segmented());
     assert!(block::skip_untransformed(usize::MAX, 0, true));
     assert!(!block::skip_untransformed(701, 800, false));

@@ -12,7 +12,7 @@
 //! ```
 //!
 //! `block_len` is the bytes of the block's record (block header, stream
-//! lengths and payload); block `k` starts at the header's length plus the
+//! lengths and payload, in the layout of the archive's format version); block `k` starts at the header's length plus the
 //! `block_len` of the blocks before it, and its content at the sum of their
 //! `raw_len`. The footer is fixed-size so that a reader can find the table from
 //! the end of the file.
@@ -83,8 +83,9 @@ pub fn footer_entry_count(footer: &[u8; SEEK_FOOTER_LEN as usize]) -> Option<u64
 
 /// Parses a whole seek table (`table_magic` to `footer_magic`) and checks its
 /// `table_check` and the limits of each entry (`raw_len` in `1..=block_size`, only
-/// the last one shorter than `block_size`, `block_len` at least 16).
-pub fn parse_seek_table(bytes: &[u8], block_size: u32) -> Result<Vec<SeekEntry>> {
+/// the last one shorter than `block_size`, `block_len` at least 16 in format
+/// version 1 and 7 in version 3: [`min_block_len`](super::min_block_len)).
+pub fn parse_seek_table(bytes: &[u8], block_size: u32, version: u8) -> Result<Vec<SeekEntry>> {
     let n = bytes.len() as u64;
     if n < SEEK_FIXED_LEN || !(n - SEEK_FIXED_LEN).is_multiple_of(SEEK_ENTRY_LEN) {
         return Err(bad("its length is not 20 + 8 x entry_count"));
@@ -111,12 +112,12 @@ pub fn parse_seek_table(bytes: &[u8], block_size: u32) -> Result<Vec<SeekEntry>>
         })
         .collect();
     for (i, e) in entries.iter().enumerate() {
-        check_entry(*e, block_size, i + 1 == entries.len())?;
+        check_entry(*e, block_size, version, i + 1 == entries.len())?;
     }
     Ok(entries)
 }
 
-fn check_entry(e: SeekEntry, block_size: u32, last: bool) -> Result<()> {
+fn check_entry(e: SeekEntry, block_size: u32, version: u8, last: bool) -> Result<()> {
     if e.raw_len == 0 || e.raw_len > block_size.min(MAX_BLOCK_SIZE) {
         return Err(bad("an entry's raw_len is outside 1..=block_size"));
     }
@@ -125,8 +126,12 @@ fn check_entry(e: SeekEntry, block_size: u32, last: bool) -> Result<()> {
             "an entry other than the last has raw_len below block_size",
         ));
     }
-    if e.block_len < super::BLOCK_HEADER_LEN as u32 {
-        return Err(bad("an entry's block_len is below 16"));
+    if e.block_len < super::min_block_len(version) {
+        return Err(bad(if version == super::FORMAT_VERSION_1 {
+            "an entry's block_len is below 16"
+        } else {
+            "an entry's block_len is below 7"
+        }));
     }
     Ok(())
 }
