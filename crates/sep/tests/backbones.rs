@@ -321,6 +321,8 @@ fn archives_are_pinned() {
     for b in [1, 2, 4, 6, 9, 10, 13, 14].map(|i| all[i].clone()) {
         let o = Options {
             model: Model::Neural(neural(b.clone(), 4)),
+            // The pinned hashes are of format version 1 archives.
+            format_version: 1,
             ..Options::default()
         };
         let archive = sep::compress(&data, &o).unwrap();

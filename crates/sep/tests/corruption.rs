@@ -197,6 +197,8 @@ fn errors_name_what_is_wrong() {
         &sample,
         &Options {
             model: Model::Order2,
+            // The offsets below are version 1's (compact.rs checks version 3).
+            format_version: 1,
             ..Options::default()
         },
     )

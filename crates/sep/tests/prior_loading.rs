@@ -46,6 +46,8 @@ fn priors_from_files_code_the_golden_archives() {
         let options = Options {
             model: prior.model(),
             prior: Some(prior.clone()),
+            // The golden archives of prior-v1 are of format version 1.
+            format_version: 1,
             ..Options::default()
         };
         let archive = sep::compress(&data, &options).expect("compress");

@@ -91,11 +91,23 @@ fn incompressible_input_grows_by_a_few_bytes_per_block() {
         block_size: Some(100_000),
         ..Options::default()
     };
+    // Format version 3 (the default, doc/FORMAT.md section 13): header 25
+    // (magic 4, version, flags, content_length 3, block_size 3, seed,
+    // streams, context, model_id, params_len, params 4, header_check 4) + 3
+    // stored blocks x 11 (block_type, raw_len 3, payload_len 3, raw_check 4)
+    // + end record 12 (block_type, content_length 3, content_check 8).
     let archive = round_trip(&data, &o);
-    // header (46) + 3 stored blocks x 16 + end record (24)
-    assert_eq!(archive.len(), data.len() + 46 + 3 * 16 + 24);
+    assert_eq!(archive.len(), data.len() + 25 + 3 * 11 + 12);
     let infos = sep::inspect(&archive[..]).unwrap();
     assert_eq!(infos[0].stored_blocks, 3);
+    // Version 1: header (46) + 3 stored blocks x 16 + end record (24).
+    let v1 = Options {
+        format_version: 1,
+        ..o
+    };
+    let archive = round_trip(&data, &v1);
+    assert_eq!(archive.len(), data.len() + 46 + 3 * 16 + 24);
+    assert_eq!(sep::inspect(&archive[..]).unwrap()[0].stored_blocks, 3);
 }
 
 #[test]

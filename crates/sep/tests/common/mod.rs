@@ -259,7 +259,15 @@ pub fn check_golden_priors(manifest: &str, check_prior: impl Fn(&str, &sep::Prio
         let out = decode_with_prior(&data, Some(&p), 1).unwrap_or_else(|e| panic!("{file}: {e}"));
         assert!(out == original, "{file}: decodes to different bytes");
         assert!(
-            sep::compress(&original, &prior_options(&p)).unwrap() == data,
+            sep::compress(
+                &original,
+                &sep::Options {
+                    format_version: header.version,
+                    ..prior_options(&p)
+                }
+            )
+            .unwrap()
+                == data,
             "{file}: the encoder writes other bytes"
         );
         if builtin.is_some() {
