@@ -55,7 +55,7 @@ fn main() -> ExitCode {
     }
     let version: &'static str = Box::leak(
         format!(
-            "{} (archive format {}; reads 1 and 3)",
+            "{} (archive format {}; reads 1 and 3, and lossy archives of format 2)",
             env!("CARGO_PKG_VERSION"),
             sep::format::FORMAT_VERSION
         )
