@@ -406,10 +406,13 @@ pub fn decode_bounded(archive: &[u8]) {
     }
 }
 
-/// What a decoder may fail with on hostile input: a corruption error, or a resource
-/// limit of `sep::limits` (an archive may be valid yet cost more than allowed).
+/// What a decoder may fail with on hostile input: a corruption error, a resource
+/// limit of `sep::limits` (an archive may be valid yet cost more than allowed), or a
+/// header that names a prior the fuzzer gives none of (`PriorNeeded`: a well-formed
+/// refusal; found by the header target once version 3's short headers made the prior
+/// flag cheap to reach, fuzz/artifacts/header/crash-f486...).
 fn corrupt_or_limit(e: &Error) -> bool {
-    e.is_corrupt() || matches!(e, Error::OverLimit { .. })
+    e.is_corrupt() || matches!(e, Error::OverLimit { .. } | Error::PriorNeeded { .. })
 }
 
 /// The decoder's work on `archive`: the `raw_len` of every block it would reach (the
