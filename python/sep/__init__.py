@@ -180,7 +180,8 @@ class SepFile(io.BufferedIOBase):
     in its header; :func:`sep.dask.compress_file` gives ``sep -c FILE``'s
     bytes); ``max_output`` bounds the decoded
     size (reading); ``seek_table`` writes the archive's seek table (``sep
-    --seek-table``). Seeking is supported when reading a seekable file: it
+    --seek-table``); ``format_version`` is the written archive's layout, 3
+    (compact, the default) or 1 (``sep --format-version 1``). Seeking is supported when reading a seekable file: it
     decodes from the block that holds the new position, found with the seek
     table (or, without one, by walking the block headers), so it reads only
     the blocks from there on, backwards as well as forwards.
@@ -204,6 +205,7 @@ class SepFile(io.BufferedIOBase):
         block_size=None,
         max_output=None,
         seek_table=False,
+        format_version=3,
     ):
         self._fp = None
         self._closefp = False
@@ -228,7 +230,11 @@ class SepFile(io.BufferedIOBase):
         else:
             try:
                 self._compressor = SepCompressor(
-                    preset, threads, block_size, seek_table=seek_table
+                    preset,
+                    threads,
+                    block_size,
+                    seek_table=seek_table,
+                    format_version=format_version,
                 )
             except BaseException:
                 self._close_fp()
@@ -347,6 +353,7 @@ def open(
     block_size=None,
     max_output=None,
     seek_table=False,
+    format_version=3,
     encoding=None,
     errors=None,
     newline=None,
@@ -381,6 +388,7 @@ def open(
         block_size=block_size,
         max_output=max_output,
         seek_table=seek_table,
+        format_version=format_version,
     )
     if "t" in mode:
         encoding = io.text_encoding(encoding)

@@ -34,6 +34,7 @@ class SepFile(io.BufferedIOBase):
         block_size: Optional[int] = None,
         max_output: Optional[int] = None,
         seek_table: bool = False,
+        format_version: int = 3,
     ) -> None: ...
     def read(self, size: Optional[int] = -1) -> bytes: ...
     def read1(self, size: int = -1) -> bytes: ...
@@ -52,6 +53,7 @@ def open(
     block_size: Optional[int] = None,
     max_output: Optional[int] = None,
     seek_table: bool = False,
+    format_version: int = 3,
     encoding: None = None,
     errors: None = None,
     newline: None = None,
@@ -66,6 +68,7 @@ def open(
     block_size: Optional[int] = None,
     max_output: Optional[int] = None,
     seek_table: bool = False,
+    format_version: int = 3,
     encoding: Optional[str] = None,
     errors: Optional[str] = None,
     newline: Optional[str] = None,

@@ -24,10 +24,13 @@ def compress(
     block_size: Optional[int] = None,
     seek_table: bool = False,
     prior: Optional[Prior] = None,
+    format_version: int = 3,
 ) -> bytes:
     """Compresses ``data`` into a complete archive (what ``sep -c`` writes;
     with ``seek_table``, ``sep -c --seek-table``; with ``prior``,
-    ``sep --prior FILE``, whose model is used when ``preset`` is None)."""
+    ``sep --prior FILE``, whose model is used when ``preset`` is None;
+    ``format_version`` 1 writes the fixed-width layout of ``sep
+    --format-version 1``, 3 the compact one)."""
 
 def decompress(
     data: Buffer,
@@ -59,6 +62,7 @@ class SepCompressor:
         block_size: Optional[int] = None,
         content_length: Optional[int] = None,
         seek_table: bool = False,
+        format_version: int = 3,
     ) -> None: ...
     def compress(self, data: Buffer) -> bytes: ...
     def flush(self) -> bytes: ...

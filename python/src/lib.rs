@@ -115,32 +115,42 @@ fn model_of(preset: Option<&Bound<'_, PyAny>>) -> PyResult<sep::Model> {
     }
 }
 
-/// The options for a preset, thread count and block size.
+/// The options for a preset, thread count, block size and archive format
+/// version (1 or 3, as `sep --format-version`; anything else is a
+/// `ValueError`).
 fn options(
     preset: Option<&Bound<'_, PyAny>>,
     threads: usize,
     block_size: Option<u32>,
+    format_version: u8,
 ) -> PyResult<sep::Options> {
+    if !matches!(format_version, 1 | 3) {
+        return Err(PyValueError::new_err(format!(
+            "format_version {format_version}: sep writes 1 or 3"
+        )));
+    }
     let options = sep::Options {
         model: model_of(preset)?,
         threads,
         block_size,
+        format_version,
         ..sep::Options::default()
     };
     options.effective_block_size().map_err(to_py)?;
     Ok(options)
 }
 
-/// compress(data, preset=None, threads=1, block_size=None, seek_table=False, prior=None)
+/// compress(data, preset=None, threads=1, block_size=None, seek_table=False, prior=None, format_version=3)
 /// --
 ///
 /// Compresses `data` into a complete archive, the same bytes `sep -c` writes
 /// for a file holding `data` with the same settings (`seek_table`: `sep -c
 /// --seek-table`, an index of the blocks for random access; `prior`: a
 /// `sep.Prior`, as `sep --prior FILE`, whose model is used when `preset` is
-/// None).
+/// None; `format_version`: 3, the compact layout, or 1, as `sep
+/// --format-version 1`, for readers older than version 3).
 #[pyfunction]
-#[pyo3(signature = (data, preset=None, threads=1, block_size=None, seek_table=false, prior=None))]
+#[pyo3(signature = (data, preset=None, threads=1, block_size=None, seek_table=false, prior=None, format_version=3))]
 fn compress<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
@@ -149,10 +159,11 @@ fn compress<'py>(
     block_size: Option<u32>,
     seek_table: bool,
     prior: Option<PyRef<'py, prior::PyPrior>>,
+    format_version: u8,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let mut options = sep::Options {
         seek_table,
-        ..options(preset, threads, block_size)?
+        ..options(preset, threads, block_size, format_version)?
     };
     if let Some(p) = prior {
         if preset.is_none() {
@@ -229,7 +240,7 @@ impl Drop for EncoderState {
     }
 }
 
-/// SepCompressor(preset=None, threads=1, block_size=None, content_length=None, seek_table=False)
+/// SepCompressor(preset=None, threads=1, block_size=None, content_length=None, seek_table=False, format_version=3)
 /// --
 ///
 /// An incremental compressor: `compress(data)` returns the archive bytes
@@ -238,7 +249,8 @@ impl Drop for EncoderState {
 /// number of bytes that will be fed, the archive is the one `sep -c` writes
 /// for a file of that length (the header records it and the block size
 /// shrinks to it); `flush()` fails if a different number was fed. With
-/// `seek_table`, `flush()` also writes the archive's seek table (random access).
+/// `seek_table`, `flush()` also writes the archive's seek table (random access);
+/// `format_version` as in `compress`.
 #[pyclass(module = "sep")]
 struct SepCompressor {
     sink: Sink,
@@ -255,18 +267,19 @@ impl SepCompressor {
 #[pymethods]
 impl SepCompressor {
     #[new]
-    #[pyo3(signature = (preset=None, threads=1, block_size=None, content_length=None, seek_table=false))]
+    #[pyo3(signature = (preset=None, threads=1, block_size=None, content_length=None, seek_table=false, format_version=3))]
     fn new(
         preset: Option<&Bound<'_, PyAny>>,
         threads: usize,
         block_size: Option<u32>,
         content_length: Option<u64>,
         seek_table: bool,
+        format_version: u8,
     ) -> PyResult<Self> {
         let options = sep::Options {
             content_length,
             seek_table,
-            ..options(preset, threads, block_size)?
+            ..options(preset, threads, block_size, format_version)?
         };
         let sink = Sink::default();
         let encoder = Box::new(sep::Encoder::new(sink.clone(), &options).map_err(to_py)?);
