@@ -10,7 +10,7 @@
 
 use crate::codec::ModelConfig;
 use crate::error::{Error, Result};
-use crate::format::MAX_MODEL_MEMORY;
+use crate::format::{MAX_MODEL_MEMORY, read_varint_bits, write_varint};
 use crate::pipeline::Cancel;
 use crate::stats::EncodeStats;
 use sep_transform::{Kind, Plan, Segment};
@@ -36,37 +36,15 @@ pub struct SegmentInfo {
     pub extra_len: u32,
 }
 
-fn write_varint(out: &mut Vec<u8>, mut v: u32) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-/// Reads a minimal LEB128 value below 2^32 from `p` at `*at`.
+/// Reads a minimal LEB128 value below 2^32 from `p` at `*at` (the archive
+/// format's varint, doc/FORMAT.md section 8); a short payload is truncation
+/// of `field`.
 fn read_varint(p: &[u8], at: &mut usize, field: &'static str) -> Result<u32> {
-    let mut v = 0u64;
-    for k in 0..5 {
-        let b = *p.get(*at).ok_or(Error::Truncated { what: field })?;
-        *at += 1;
-        v |= u64::from(b & 0x7F) << (7 * k);
-        if b & 0x80 == 0 {
-            if (b == 0 && k > 0) || v > u64::from(u32::MAX) {
-                return Err(Error::InvalidField {
-                    field,
-                    value: v,
-                    why: "must be a minimal varint below 2^32",
-                });
-            }
-            return Ok(v as u32);
-        }
-    }
-    Err(Error::InvalidField {
-        field,
-        value: v,
-        why: "varint longer than 5 bytes",
-    })
+    let mut rest = p.get(*at..).unwrap_or_default();
+    let mut seen = Vec::with_capacity(5);
+    let v = read_varint_bits(&mut rest, &mut seen, field, field, 32)?;
+    *at += seen.len();
+    Ok(v as u32)
 }
 
 /// Bytes of `segments` that hold entropy-coded data: JPEG segments, and

@@ -18,7 +18,7 @@ pub use seek::{
 pub const MAGIC: [u8; 4] = [0x8F, b'S', b'E', b'P'];
 /// The `format_version` this library writes by default: 3, the compact
 /// archive (doc/FORMAT.md section 13, issue 20). It reads 1 and 3.
-pub const FORMAT_VERSION: u8 = 3;
+pub const FORMAT_VERSION: u8 = FORMAT_VERSION_3;
 /// The first `format_version`: fixed-width fields (doc/FORMAT.md sections 2-3).
 pub const FORMAT_VERSION_1: u8 = 1;
 /// The compact `format_version`: the fields of version 1 as minimal varints
@@ -584,7 +584,9 @@ pub(crate) fn read_exact<R: Read>(r: &mut R, buf: &mut [u8], what: &'static str)
     })
 }
 
-fn write_varint(out: &mut Vec<u8>, v: u32) {
+/// Writes `v` as a minimal LEB128 varint (also the segmented payload's,
+/// doc/FORMAT.md section 8).
+pub(crate) fn write_varint(out: &mut Vec<u8>, v: u32) {
     write_varint64(out, v.into());
 }
 
@@ -613,7 +615,7 @@ fn read_varint<R: Read>(r: &mut R, field: &'static str) -> Result<u32> {
 /// Reads a minimal LEB128 varint of at most `bits` bits (16, 32 or 64: at
 /// most 3, 5 or 10 bytes) into a `u64`, appending the bytes read to `seen`;
 /// a clean end of input is truncation of `what`.
-fn read_varint_bits<R: Read>(
+pub(crate) fn read_varint_bits<R: Read>(
     r: &mut R,
     seen: &mut Vec<u8>,
     field: &'static str,
