@@ -70,7 +70,26 @@ split_set() {
 fetch() {
     local dir=$1
     mkdir -p "$dir/debs" "$dir/x"
-    (cd "$dir/debs" && apt-get download $PACKAGES 2>/dev/null)
+    # The pinned versions; a Debian point release can drop one from the
+    # mirror (linux-libc-dev moves with every kernel update), so a version the
+    # mirror no longer has is replaced by the newest one it has, said loudly:
+    # the numbers of a run name the packages they measured.
+    local spec pkg v got
+    for spec in $PACKAGES; do
+        pkg=${spec%%=*}
+        if ! (cd "$dir/debs" && apt-get download "$spec" > /dev/null 2>&1); then
+            got=
+            for v in $(apt-cache madison "$pkg" | awk '{print $3}'); do
+                if (cd "$dir/debs" && apt-get download "$pkg=$v" > /dev/null 2>&1); then
+                    got=$v
+                    break
+                fi
+            done
+            [ -n "$got" ] || { echo "priors.sh: no version of $pkg can be downloaded" >&2; exit 1; }
+            echo "priors.sh: $spec is not on this machine's mirror; using $pkg=$got" >&2
+        fi
+    done
+    echo "packages: $(cd "$dir/debs" && ls *.deb | tr '\n' ' ')"
     for deb in "$dir"/debs/*.deb; do dpkg-deb -x "$deb" "$dir/x"; done
     # man: every page, uncompressed, named by section and page.
     mkdir -p "$dir/man/all"
