@@ -550,6 +550,7 @@ pub(crate) fn must_fail(files: &mut Files) {
         ),
     ]);
     cases.extend(seek_table_cases(content, &store));
+    cases.extend(crate::v3::v3_must_fail_cases(content));
     let mut expected = String::from("# file\terror variant\tmessage contains\twhat is wrong\n");
     for (file, variant, substring, what, bytes) in cases {
         expected += &format!("{file}\t{variant}\t{substring}\t{what}\n");
