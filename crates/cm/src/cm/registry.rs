@@ -59,6 +59,7 @@ use crate::models::x86_7::X86v7Contexts;
 use crate::models::x86_10::X86v10Contexts;
 use crate::models::x86_14::X86v14Contexts;
 use crate::models::x86_16::X86v16Contexts;
+use crate::models::x86_30::X86v30Contexts;
 
 /// The hashed-context families of a configuration, in mixer order: the
 /// registration list of the v1 model.
@@ -119,6 +120,16 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             Box::new(OrderContexts::new(config.orders, config.long)),
             Box::new(JpegContexts::new()),
         ],
+        // Revision 30 (doc/FORMAT.md 4.41.2): revision 16's x86 families and
+        // revision 30's (last operands, registers, instruction-aligned
+        // matches, 4-byte tables).
+        DataKind::X86 if config.since(30) => {
+            let mut f = generic_with(Box::new(X86v10Contexts::new()), config);
+            f.push(Box::new(X86v14Contexts::new()));
+            f.push(Box::new(X86v16Contexts::new()));
+            f.push(Box::new(X86v30Contexts::new()));
+            f
+        }
         // Revision 16 (doc/FORMAT.md 4.27.3): revision 14's x86 families and
         // revision 16's (instruction history, targets).
         DataKind::X86 if config.since(16) => {
