@@ -36,7 +36,9 @@ use std::thread::JoinHandle;
 pub struct LstmConfig {
     /// The network's kind (`serial_params` byte 0): 1, the LSTM of section
     /// 4.13; 2, the same with a decaying learning rate (section 4.13.1); 3,
-    /// kind 2 with delayed weights (section 4.13.2).
+    /// kind 2 with delayed weights (section 4.13.2); 4, kind 3's network
+    /// with no weight-set selector and mixer weights that start at 0
+    /// (section 4.13.3).
     pub kind: u8,
     /// LSTM cells (`8..=248`, a multiple of 8).
     pub cells: u8,
@@ -45,16 +47,16 @@ pub struct LstmConfig {
     pub horizon: u8,
     /// Adam's learning rate in units of 1e-4 (`1..=65535`).
     pub lr: u16,
-    /// Kind 3: bytes between the end of a training window and the use of
-    /// the weights trained on it (`0..=255`); 0 for kinds 1 and 2.
+    /// Kinds 3 and 4: bytes between the end of a training window and the
+    /// use of the weights trained on it (`0..=255`); 0 for kinds 1 and 2.
     pub delay: u8,
 }
 
 impl LstmConfig {
     /// Checks the limits of doc/FORMAT.md section 4.13.
     pub fn validate(&self) -> Result<(), String> {
-        if !(1..=3).contains(&self.kind) {
-            return Err(format!("serial network kind {}: 1, 2 or 3", self.kind));
+        if !(1..=4).contains(&self.kind) {
+            return Err(format!("serial network kind {}: 1 to 4", self.kind));
         }
         if self.cells < 8 || !self.cells.is_multiple_of(8) {
             return Err(format!(
@@ -83,9 +85,9 @@ impl LstmConfig {
         4 * n * (256 + n + 1) + 256 * (n + 1)
     }
 
-    /// Kind 3: the trainings in flight at once, each with its window and a
-    /// copy of the weights (`1 + ceil(delay / horizon)`); 0 for kinds 1
-    /// and 2.
+    /// Kinds 3 and 4: the trainings in flight at once, each with its window
+    /// and a copy of the weights (`1 + ceil(delay / horizon)`); 0 for kinds
+    /// 1 and 2.
     fn slots(&self) -> usize {
         if self.kind < 3 {
             return 0;
@@ -111,10 +113,10 @@ impl LstmConfig {
     /// One line for listings.
     pub fn describe(&self) -> String {
         let decay = if self.kind >= 2 { ", decaying" } else { "" };
-        let delay = if self.kind >= 3 {
-            format!(", delay {}", self.delay)
-        } else {
-            String::new()
+        let delay = match self.kind {
+            3 => format!(", delay {}", self.delay),
+            4.. => format!(", delay {}, no selector, quiet start", self.delay),
+            _ => String::new(),
         };
         format!(
             "lstm ({} cells, horizon {}, lr {}e-4{decay}{delay})",
@@ -837,6 +839,9 @@ pub(crate) struct SerialInput {
     confidence: usize,
     /// Refines the network's bit probability by the partial byte.
     apm: Apm,
+    /// Kinds 1-3: the mixer has a weight-set selector for the network
+    /// (kind 4: none).
+    selector: bool,
 }
 
 impl SerialInput {
@@ -847,6 +852,18 @@ impl SerialInput {
     /// confidence (8), times the bit position (8).
     pub(crate) const SELECTOR: usize = 3 * 8 * 8;
 
+    /// Whether the mixer takes a weight set chosen by [`Self::inputs`]'s
+    /// context (kinds 1-3; kind 4 has none).
+    pub(crate) fn has_selector(&self) -> bool {
+        self.selector
+    }
+
+    /// Whether the mixer's weights of the network's inputs start at 0
+    /// (kind 4, doc/FORMAT.md 4.13.3) instead of the model's initial weight.
+    pub(crate) fn quiet_start(&self) -> bool {
+        !self.selector
+    }
+
     pub(crate) fn new(config: &LstmConfig) -> Self {
         SerialInput {
             net: Lstm::new(config),
@@ -854,6 +871,7 @@ impl SerialInput {
             top: 0,
             confidence: 0,
             apm: Apm::new(256, 7),
+            selector: config.kind < 4,
         }
     }
 

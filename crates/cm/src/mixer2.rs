@@ -183,6 +183,15 @@ impl Mixer2 {
         }
     }
 
+    /// Sets the first-layer weights of inputs `range` to `w` in every
+    /// weight set.
+    pub fn set_initial_weights_range(&mut self, range: std::ops::Range<usize>, w: i16) {
+        let n = self.n;
+        for lane in self.w.chunks_exact_mut(self.blocks * BLOCK) {
+            lane[range.start.min(n)..range.end.min(n)].fill(w);
+        }
+    }
+
     /// Rounds first-layer weight updates to nearest (`((x * e) + 2^15) >>
     /// 16`) instead of flooring them, from now on (CM revision 8).
     pub fn set_rounded(&mut self, rounded: bool) {

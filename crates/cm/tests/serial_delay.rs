@@ -66,7 +66,7 @@ fn net_run(data: &[u8], c: &LstmConfig, threaded: bool) -> (u64, f64) {
     let mut net = Lstm::with_trainer_thread(c, threaded);
     assert_eq!(
         net.trains_on_thread(),
-        threaded && c.kind == 3,
+        threaded && c.kind >= 3,
         "the trainer thread did not start"
     );
     run(data, &mut net)
@@ -177,9 +177,12 @@ fn a_clone_goes_on_with_the_same_bits() {
 fn kind3_is_validated_and_sized() {
     assert!(lstm(3, 16, 255).validate().is_ok());
     assert!(lstm(2, 16, 1).validate().unwrap_err().contains("delay"));
-    assert!(lstm(4, 16, 0).validate().is_err());
+    assert!(lstm(4, 16, 255).validate().is_ok());
+    assert!(lstm(5, 16, 0).validate().is_err());
     let (k2, k3) = (lstm(2, 16, 0), lstm(3, 16, 32));
     assert_eq!(k3.parameters(), k2.parameters());
+    // Kind 4 is kind 3's network (doc/FORMAT.md 4.13.3).
+    assert_eq!(lstm(4, 16, 32).memory_bytes(), k3.memory_bytes());
     // Three trainings in flight: the predictor's weights, three copies and
     // three windows more than kind 2.
     let window = 16 * (9 * 16 + 256);

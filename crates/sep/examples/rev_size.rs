@@ -6,7 +6,7 @@
 //!
 //! `cargo run --release -p sep --example rev_size -- [--preset default|max|ultra]
 //!  [--revision R] [--serial KIND,DELAY] [--threads T] [--table-bits B] [--match-bits M]
-//!  [--verify] FILE...`
+//!  [--lr LR_E4] [--verify] FILE...`
 //! (`--serial`: the serial network's kind and delay, doc/FORMAT.md 4.13;
 //! `--threads`: `-T`, 1 by default; the time printed is wall-clock.)
 use sep::{Model, Options, Preset};
@@ -17,6 +17,7 @@ fn main() {
     let mut revision = None;
     let mut verify = false;
     let mut serial: Option<(u8, u8)> = None;
+    let mut lr: Option<u16> = None;
     let mut threads = 1;
     let (mut table_bits, mut match_bits) = (None, None);
     let mut files = Vec::new();
@@ -34,6 +35,7 @@ fn main() {
                 let (k, d) = v.split_once(',').expect("KIND,DELAY");
                 serial = Some((k.parse().expect("kind"), d.parse().expect("delay")));
             }
+            "--lr" => lr = Some(args.next().expect("LR_E4").parse().expect("u16")),
             "--table-bits" => table_bits = Some(args.next().expect("B").parse().expect("u8")),
             "--match-bits" => match_bits = Some(args.next().expect("M").parse().expect("u8")),
             "--threads" => threads = args.next().expect("T").parse().expect("threads"),
@@ -50,6 +52,12 @@ fn main() {
         let s = mix.serial.as_mut().expect("a preset with a serial network");
         s.kind = kind;
         s.delay = delay;
+    }
+    if let Some(lr) = lr {
+        mix.serial
+            .as_mut()
+            .expect("a preset with a serial network")
+            .lr = lr;
     }
     let options = Options {
         model: Model::Mix(mix),

@@ -88,7 +88,7 @@ impl Model {
             Model::Store => ModelConfig::Store,
             Model::Order2 => ModelConfig::Order2(Order2Params::for_block_len(block_size.into())),
             Model::Neural(c) => ModelConfig::Neural(c.clone()),
-            Model::Mix(c) => ModelConfig::Mix(c.clone()),
+            Model::Mix(c) => ModelConfig::Mix(c.for_block_len(block_size)),
         }
     }
 }

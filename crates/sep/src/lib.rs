@@ -152,7 +152,7 @@ pub use decoder::model_memory_bound;
 pub use decoder::{ArchiveInfo, Decoder, content_length, inspect, read_header};
 pub use encoder::{Encoder, MIN_BLOCK_SIZE, Options};
 pub use error::{Error, Result};
-pub use mix::MixConfig;
+pub use mix::{MixConfig, SERIAL_MIN_BLOCK};
 pub use pipeline::MAX_THREADS;
 pub use pipeline::Progress;
 pub use preset::Preset;

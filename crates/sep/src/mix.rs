@@ -74,7 +74,27 @@ pub(crate) fn fast_cm() -> CmConfig {
     }
 }
 
+/// The least block size at which the encoder writes a serial network of
+/// kind 4 (doc/FORMAT.md 4.13.3): its 8 parameter bytes in the header cost
+/// more than the network saves on a smaller input, so a block of fewer
+/// bytes (the whole input when its length is known) is coded by the
+/// context-mixing model alone, as `max` codes it. An encoder's choice, not
+/// the format's: the decoder reads whichever model the header names, and
+/// kinds 1-3 are always written as asked.
+pub const SERIAL_MIN_BLOCK: u32 = 32 << 10;
+
 impl MixConfig {
+    /// The model the encoder writes for blocks of `block_size` bytes: this
+    /// one, less a serial network of kind 4 when the block is smaller than
+    /// [`SERIAL_MIN_BLOCK`].
+    pub(crate) fn for_block_len(&self, block_size: u32) -> MixConfig {
+        let mut c = self.clone();
+        if block_size < SERIAL_MIN_BLOCK && c.serial.is_some_and(|s| s.kind >= 4) {
+            c.serial = None;
+        }
+        c
+    }
+
     /// The configuration of a preset; `None` for the paper's (neural-only)
     /// presets. Chosen by measurement (README, "Presets and ablation"): a network as a
     /// mixer input costs more than it gains at the sizes measured (the CM

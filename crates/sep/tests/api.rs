@@ -366,3 +366,45 @@ fn ultra_round_trips_within_its_own_cm() {
     let (u, w) = (size(ultra), size(without));
     assert!(u <= w + w / 1000, "ultra {u} bytes, its CM alone {w}");
 }
+
+/// Issue 19: serial network kind 4 (doc/FORMAT.md 4.13.3) is written only
+/// for blocks of at least `SERIAL_MIN_BLOCK` bytes: a smaller input gets
+/// `max`'s archive, byte for byte (the network's 8 parameter bytes cost
+/// more than it saves there); kind 3 keeps its network. With a block size
+/// that large the network is written, and `-T1` and `-T2` give one archive.
+#[test]
+fn ultra_kind4_leaves_small_inputs_to_max() {
+    let text: Vec<u8> = common::corpus_set("quick")
+        .into_iter()
+        .find(|(name, _)| name == "cantrbry.xargs.1")
+        .expect("cantrbry.xargs.1 in the quick set")
+        .1;
+    assert!(text.len() < sep::SERIAL_MIN_BLOCK as usize);
+    let ultra = sep::MixConfig::preset(sep::Preset::Ultra).expect("mix preset");
+    let with_kind = |kind| sep::MixConfig {
+        serial: ultra.serial.map(|s| sep::LstmConfig { kind, ..s }),
+        ..ultra.clone()
+    };
+    let max = sep::MixConfig::preset(sep::Preset::Max).expect("mix preset");
+    let pack = |m: sep::MixConfig, block_size, threads| {
+        let options = Options {
+            model: Model::Mix(m),
+            block_size,
+            threads,
+            ..Options::default()
+        };
+        let archive = sep::compress(&text, &options).expect("compress");
+        assert!(sep::decompress(&archive).expect("decompress") == text);
+        archive
+    };
+    let plain = pack(max, None, 1);
+    assert_eq!(pack(with_kind(4), None, 1), plain);
+    assert_ne!(pack(with_kind(3), None, 1), plain);
+    let big = Some(sep::SERIAL_MIN_BLOCK);
+    let one = pack(with_kind(4), big, 1);
+    assert_eq!(pack(with_kind(4), big, 2), one, "-T1 and -T2 differ");
+    assert_ne!(
+        one,
+        pack(sep::MixConfig::preset(sep::Preset::Max).unwrap(), big, 1)
+    );
+}

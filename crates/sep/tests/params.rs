@@ -228,8 +228,13 @@ fn serial_network_params_round_trip_and_name_bad_fields() {
     let b3 = sep::params::write_serial(&c3);
     assert_eq!((b3[0], b3[5]), (3, 32));
     assert_eq!(sep::params::read_serial(&b3), Ok(c3));
+    // Kind 4 (doc/FORMAT.md 4.13.3): kind 3's fields.
+    let c4 = sep::LstmConfig { kind: 4, ..c3 };
+    let b4 = sep::params::write_serial(&c4);
+    assert_eq!((b4[0], b4[5]), (4, 32));
+    assert_eq!(sep::params::read_serial(&b4), Ok(c4));
     for (at, v, what) in [
-        (0, 4, "unknown serial network kind 4"),
+        (0, 5, "unknown serial network kind 5"),
         (5, 1, "delay"),
         (2, 0, "horizon"),
         (7, 1, "reserved serial network bytes"),

@@ -321,6 +321,13 @@ impl Cm {
         // Called as the model is built, before any kind is detected.
         self.install(families, true);
         self.rev4_initial_weights();
+        if self.serial.as_ref().is_some_and(|s| s.quiet_start()) {
+            // Kind 4 (doc/FORMAT.md 4.13.3): the network's inputs, just
+            // before the bias input, start with weight 0 in every set.
+            let end = self.mixer.inputs() - self.confidence.len() - self.run_inputs() - 1;
+            self.mixer
+                .set_initial_weights_range(end - SerialInput::INPUTS..end, 0);
+        }
         self
     }
 
@@ -349,7 +356,12 @@ impl Cm {
         let mut chosen: Vec<usize> = (0..4)
             .filter(|k| self.selectors & (1 << k) != 0)
             .map(|k| sizes[k])
-            .chain(self.direct.serial.then_some(SerialInput::SELECTOR))
+            .chain(
+                self.serial
+                    .as_ref()
+                    .filter(|s| self.direct.serial && s.has_selector())
+                    .map(|_| SerialInput::SELECTOR),
+            )
             .collect();
         self.kind_selector = (!configured && self.config.since(16))
             .then(|| families.iter().position(|f| f.kind_selector_size() > 0))
@@ -683,7 +695,7 @@ impl Cm {
         }
         // In the order `install` chose them: the serial network's, then
         // revision 2's byte before the last.
-        if self.serial.is_some() {
+        if self.serial.as_ref().is_some_and(|s| s.has_selector()) {
             self.mixer.select(k, serial_sel);
             k += 1;
         }

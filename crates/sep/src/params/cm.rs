@@ -47,8 +47,9 @@ pub fn read_cm(b: &[u8], revision: u8) -> Result<CmConfig, ParamError> {
 
 /// The serial network's parameters (8 bytes, doc/FORMAT.md section 4.13):
 /// `kind` (1: LSTM; 2: LSTM with a decaying rate, 4.13.1; 3: kind 2 with
-/// delayed weights, 4.13.2), `cells`, `horizon`, `lr` (u16, little-endian),
-/// `delay` (0 unless kind 3), 2 reserved zero bytes.
+/// delayed weights, 4.13.2; 4: kind 3 with no selector and a quiet start,
+/// 4.13.3), `cells`, `horizon`, `lr` (u16, little-endian), `delay` (0
+/// unless kind 3 or 4), 2 reserved zero bytes.
 pub fn write_serial(c: &LstmConfig) -> Vec<u8> {
     let lr = c.lr.to_le_bytes();
     vec![c.kind, c.cells, c.horizon, lr[0], lr[1], c.delay, 0, 0]
@@ -57,11 +58,11 @@ pub fn write_serial(c: &LstmConfig) -> Vec<u8> {
 /// Parses and validates the serial network's parameters.
 pub fn read_serial(b: &[u8]) -> Result<LstmConfig, ParamError> {
     let b = fixed::<8>("serial network parameters", b)?;
-    if !(1..=3).contains(&b[0]) {
+    if !(1..=4).contains(&b[0]) {
         return Err(ParamError::Unknown {
             field: "serial network kind",
             value: b[0].into(),
-            known: "1 (LSTM), 2 (decaying rate), 3 (delayed weights)",
+            known: "1 (LSTM), 2 (decaying rate), 3 (delayed weights), 4 (no selector, quiet start)",
         });
     }
     super::reserved(
