@@ -2,9 +2,9 @@
 //! line's fourteenth round): revision 22's family ([`Text22Contexts`])
 //! and mixer weight sets chosen by the markup region of the byte.
 //!
-//! - **Region.** Kept here from the coded bytes ([`Region`]): inside an
-//!   XML tag (a `<` followed by a letter, `/`, `!` or `?`), an
-//!   `&entity;` (a `&` followed by a letter or `#`), a URL, a `[[link]]`'s
+//! - **Region.** Kept here from the coded bytes ([`Region`]): binary (a
+//!   control byte among the last 32), inside an XML tag (a `<` followed
+//!   by a letter, `/`, `!` or `?`), an `&entity;` (a `&` followed by a letter or `#`), a URL, a `[[link]]`'s
 //!   target or its text after `|`, a `{{template}}`, a number (the last
 //!   byte a digit); else outside an XML document's `<text>` element
 //!   (after one was seen), or the line's kind by its first byte (prose,
@@ -17,7 +17,8 @@
 //!   `(region * 3 + min(position, 2)) * 256 + c0`.
 //! - **Final layer** ([`FINAL_SETS`] weight sets in place of revision
 //!   7's 256): the region, whether the byte starts a word (position 0)
-//!   and the partial byte, `(region * 2 + start) * 256 + c0`.
+//!   and the partial byte, `(region * 2 + start) * 256 + c0` (start 0 in
+//!   the binary region).
 //!
 //! Tried and not kept (FORMAT 4.41.1): a second selector by region, word
 //! position and bit position; a direct context of the last two words
@@ -31,7 +32,7 @@ use super::{ByteCtx, ContextModel, forward_family};
 use crate::cm::CmConfig;
 
 /// How many region values [`Region::code`] gives.
-pub(crate) const REGIONS: usize = 13;
+pub(crate) const REGIONS: usize = 14;
 
 /// The selector's weight sets: region, word position (3) and partial
 /// byte.
@@ -60,6 +61,7 @@ const R_LINK: u32 = 9;
 const R_LINK_TEXT: u32 = 10;
 const R_TEMPLATE: u32 = 11;
 const R_NUMBER: u32 = 12;
+const R_BINARY: u32 = 13;
 
 /// The markup region state, updated from each coded byte.
 #[derive(Debug, Clone, Default)]
@@ -89,6 +91,9 @@ struct Region {
     last: u32,
     /// The last seven bytes (for `http://`).
     recent: u64,
+    /// One bit per byte of the last 32: a control byte (below 0x20 but
+    /// tab, newline, carriage return and form feed, or 0x7F).
+    control: u32,
 }
 
 /// `<text` and `</text` as [`Region::tag_name`] reads them.
@@ -121,11 +126,14 @@ impl Region {
             visit_u32(v, x);
         }
         v.u64s(std::slice::from_mut(&mut self.recent));
+        visit_u32(v, &mut self.control);
     }
 
     /// The region of the next byte (below [`REGIONS`]).
     fn code(&self) -> u32 {
-        if self.tag {
+        if self.control != 0 {
+            R_BINARY
+        } else if self.tag {
             R_TAG
         } else if self.entity {
             R_ENTITY
@@ -151,6 +159,8 @@ impl Region {
         let prev = self.last as u8;
         self.last = u32::from(b);
         self.recent = (self.recent << 8 | u64::from(b)) & 0xFF_FFFF_FFFF_FFFF;
+        let control = (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0C)) || b == 0x7F;
+        self.control = self.control << 1 | u32::from(control);
         if !self.in_line {
             self.in_line = true;
             self.line = match b {
@@ -280,7 +290,8 @@ impl ContextModel for Text30Contexts {
     }
 
     fn final_selector(&self, c0: u32) -> usize {
-        (self.region * 2 + usize::from(self.position == 0)) << 8 | c0 as usize
+        let start = self.position == 0 && self.region != R_BINARY as usize;
+        (self.region * 2 + usize::from(start)) << 8 | c0 as usize
     }
 
     fn begin_byte(&mut self, ctx: &ByteCtx<'_>) {
