@@ -169,6 +169,9 @@ impl CmConfig {
             + if self.since(16) && self.word { crate::models::text16::memory(self) } else { 0 }
             + if self.since(20) && self.word { crate::models::text20::memory(self) } else { 0 }
             + if self.since(22) && self.word { crate::models::text22::memory(self) } else { 0 }
+            // Revision 30 (doc/FORMAT.md 4.41.1): the text family's region
+            // selector's and final layer's weight sets.
+            + if self.since(30) && self.word { crate::models::text30::MEMORY } else { 0 }
             // Revision 16, 24/32-bit images (4.27.2): the blend's error ring, input tables, bias table and APM (models/image16.rs).
             + if self.since(16) { crate::models::image16::MEMORY } else { 0 }
             // Revision 18, 24/32-bit images (4.29.2): the OLS systems, residual ring, APM and second selector's weight sets (models/image18.rs).

@@ -31,6 +31,7 @@ mod config;
 mod ctxinputs;
 mod kindmix;
 mod mix28;
+mod mix30;
 mod registry;
 mod snapshot_walk;
 mod stream;
@@ -179,6 +180,12 @@ pub struct Cm {
     /// Revision 28 (doc/FORMAT.md 4.39.2): what the two word-position
     /// selectors (`mix28.rs`) see of the byte.
     sel28: mix28::Sel28,
+    /// Revision 30 (doc/FORMAT.md 4.41.1): the configured family that
+    /// offers further selectors (`mix30.rs`), and how many.
+    text_selector: Option<(usize, usize)>,
+    /// Revision 30 (4.41.1): the configured family that chooses the final
+    /// layer's weight set.
+    final_selector: Option<usize>,
     hashes: Vec<u32>,
     buckets: Vec<usize>,
     nodes: Vec<usize>,
@@ -245,6 +252,8 @@ impl Cm {
             kind_runs: false,
             ctx12: None,
             sel28: mix28::Sel28::default(),
+            text_selector: None,
+            final_selector: None,
         };
         if config.since(8) {
             cm.final_sse = Some(FinalSse::new(FINAL_APM_BITS, 6, FINAL_APM_KEEP));
@@ -405,6 +414,8 @@ impl Cm {
         }
         // Revision 28 (4.39.2): the word-position selectors.
         chosen.extend_from_slice(self.mix28_sets());
+        // Revision 30 (4.41.1): a configured family's selectors.
+        self.mix30_install(&families, configured, &mut chosen);
         self.order_contexts = families
             .first()
             .map_or(0, |f| f.contexts())
@@ -448,7 +459,12 @@ impl Cm {
         );
         // Revision 7 (4.18.1): the final layer's set by partial byte, and
         // rounded first-layer updates.
-        let final_sets = if self.text_mix { 256 } else { 8 };
+        // Revision 30 (4.41.1): a configured family's final sets.
+        let final_sets = match self.mix30_final(&families, configured) {
+            Some(n) => n,
+            None if self.text_mix => 256,
+            None => 8,
+        };
         self.mixer = Mixer2::new(inputs, &chosen, final_sets, 6, 2);
         self.mixer.set_rounded(self.text_mix);
         if self.text_mix && self.config.since(9) {
@@ -743,8 +759,13 @@ impl Cm {
             k += 1;
         }
         self.mix28_select(k, c0, i);
+        self.mix30_select(k + self.mix28_sets().len(), c0, i);
         if self.text_mix {
-            self.mixer.select_final(c0 as usize);
+            let set = match self.final_selector {
+                Some(f) => self.families[f].final_selector(c0),
+                None => c0 as usize,
+            };
+            self.mixer.select_final(set);
         } else {
             self.mixer.select_final(i as usize);
         }

@@ -50,6 +50,7 @@ use crate::models::text::TextContexts;
 use crate::models::text16::Text16Contexts;
 use crate::models::text20::Text20Contexts;
 use crate::models::text22::Text22Contexts;
+use crate::models::text30::Text30Contexts;
 use crate::models::word::WordContexts;
 use crate::models::words8::Words8Contexts;
 use crate::models::x86::X86Contexts;
@@ -94,7 +95,10 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
     // Revision 16 (doc/FORMAT.md 4.27.1): direct contexts, the last word.
     // Revision 20 (doc/FORMAT.md 4.31.1): and parse-state contexts.
     // Revision 22 (doc/FORMAT.md 4.33.1): and morphology contexts.
-    if config.word && config.since(22) {
+    // Revision 30 (doc/FORMAT.md 4.41.1): and region selectors.
+    if config.word && config.since(30) {
+        f.push(Box::new(Text30Contexts::new(config)));
+    } else if config.word && config.since(22) {
         f.push(Box::new(Text22Contexts::new(config)));
     } else if config.word && config.since(20) {
         f.push(Box::new(Text20Contexts::new(config)));

@@ -61,6 +61,7 @@ pub(crate) mod text;
 pub(crate) mod text16;
 pub(crate) mod text20;
 pub(crate) mod text22;
+pub(crate) mod text30;
 pub(crate) mod word;
 pub(crate) mod words8;
 pub(crate) mod x86;
@@ -167,6 +168,31 @@ pub(crate) trait ContextModel: std::fmt::Debug + Send + Sync + CloneFamily {
     /// Their contexts for bit `i` (`c0` the bits so far with a leading 1),
     /// in that order (`out.len() == self.kind_selectors_more().len()`).
     fn kind_selectors_more_ctx(&self, _c0: u32, _i: u32, _out: &mut [usize]) {}
+
+    /// Revision 30 (doc/FORMAT.md 4.41.1): weight sets of mixer selectors
+    /// a configured family offers after revision 28's (empty: none). The
+    /// first family that offers any supplies them.
+    fn text_selectors(&self) -> &[usize] {
+        &[]
+    }
+
+    /// Their contexts for bit `i` (`c0` the bits so far with a leading 1),
+    /// in that order (`out.len() == self.text_selectors().len()`).
+    fn text_selectors_ctx(&self, _c0: u32, _i: u32, _out: &mut [usize]) {}
+
+    /// Revision 30 (doc/FORMAT.md 4.41.1): weight sets of the configured
+    /// families' final mixer layer that a family offers in place of the
+    /// 256 by partial byte (0: none; the first family that offers them
+    /// supplies them).
+    fn final_selector_size(&self) -> usize {
+        0
+    }
+
+    /// The final layer's set for partial byte `c0` (below
+    /// [`final_selector_size`](Self::final_selector_size)).
+    fn final_selector(&self, c0: u32) -> usize {
+        c0 as usize
+    }
 
     /// Mixer inputs this family computes per bit, after every family's
     /// hashed contexts (0: none; then the three methods below are unused).
