@@ -21,13 +21,14 @@ pub struct MixConfig {
 }
 
 /// The serial network of preset `ultra` (README, "Presets and ablation"):
-/// kind 3 (doc/FORMAT.md 4.13.2), whose training runs on a second thread
-/// when the block has two and whose weights arrive 16 bytes late. On
-/// book1 at `-T 2` it compresses 1.5 times faster than kind 1 in wall
-/// time and 0.03% smaller (README, issue 19); until stop 31 `ultra` wrote
-/// kind 1.
+/// kind 4 since stop 38 (doc/FORMAT.md 4.13.3): kind 3's network (4.13.2,
+/// training on a second thread when the block has two, weights 16 bytes
+/// late) without a weight-set selector, its mixer weights starting at 0,
+/// and left out of blocks under 32 KiB, so that `ultra` is never more
+/// than noise above `max` on small files. Kind 3 from stop 31, kind 1
+/// before.
 pub(crate) const ULTRA_LSTM: LstmConfig = LstmConfig {
-    kind: 3,
+    kind: 4,
     cells: 64,
     horizon: 16,
     lr: 100,
@@ -150,18 +151,19 @@ impl MixConfig {
             // the tenth round's; revision 24 (section 4.35): revision 22
             // plus the eleventh round's; revision 26 (section 4.37):
             // revision 24 plus the twelfth round's; revision 28 (section
-            // 4.39): revision 26 plus the thirteenth round's.
+            // 4.39): revision 26 plus the thirteenth round's; revision 30
+            // (section 4.41): revision 28 plus the fourteenth round's.
             Preset::Max => Some(MixConfig {
                 cm: CmConfig {
                     match_bits: 24,
-                    revision: 28,
+                    revision: 30,
                     ..full_cm(29)
                 },
                 neural: None,
                 serial: None,
             }),
             // `max` plus the serial LSTM: the two measure the network's
-            // worth. `max`'s CM revision (6, then 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, now 28) has room for the network's
+            // worth. `max`'s CM revision (6, then 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, now 30) has room for the network's
             // inputs in its 64-input mixer (doc/FORMAT.md 4.16); archives
             // of the earlier `ultra` (revision 2 with the network) decode
             // as before.
@@ -308,7 +310,7 @@ mod tests {
         let r9 = MixConfig::preset(Preset::Default).expect("mix preset");
         assert_eq!(r9.cm.revision, 9);
         let max = MixConfig::preset(Preset::Max).expect("mix preset");
-        assert_eq!(max.cm.revision, 28);
+        assert_eq!(max.cm.revision, 30);
         let p = params::write_mix(&r9);
         assert_eq!(p[1], 9);
         assert_eq!(params::read_mix(&p, 1, 0), Ok(r9.clone()));

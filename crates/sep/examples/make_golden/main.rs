@@ -210,8 +210,10 @@ fn models() -> Vec<(&'static str, Model)> {
         ("max-r24", preset_r(Preset::Max, 24)),
         // CM revision 26 (4.37): `max` before revision 28.
         ("max-r26", preset_r(Preset::Max, 26)),
-        // CM revision 28 (4.39): today's `max`.
+        // CM revision 28 (4.39): `max` before revision 30.
         ("max-r28", preset_r(Preset::Max, 28)),
+        // CM revision 30 (4.41): today's `max`.
+        ("max-r30", preset_r(Preset::Max, 30)),
         // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13),
         // pinned at CM revision 2 (the revision `max` had then), and at
         // revision 6, and at revision 8 (today's `ultra`).
@@ -235,6 +237,11 @@ fn models() -> Vec<(&'static str, Model)> {
         ("ultra-r24-k3", ultra_kind3(24, 16)),
         ("ultra-r26-k3", ultra_kind3(26, 16)),
         ("ultra-r28-k3", ultra_kind3(28, 16)),
+        // Serial network kind 4 (doc/FORMAT.md 4.13.3): `ultra` from stop
+        // 38 (CM revision 30). Its encoder leaves the network out of blocks
+        // under 32 KiB, so these small inputs pin that rule (the archives
+        // are `max-r30`'s); `ultra-r30-k4.grammar-streamed.sep` keeps it.
+        ("ultra-r30-k4", ultra_kind4(30)),
         // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
         // section 4.14).
         ("fast-r3", fast_r3()),
@@ -330,6 +337,18 @@ fn ultra_kind3(revision: u8, delay: u8) -> Model {
     }
 }
 
+/// [`ultra_kind3`] with serial network kind 4 (doc/FORMAT.md 4.13.3: no
+/// weight-set selector, the network's mixer weights starting at 0), delay 16.
+fn ultra_kind4(revision: u8) -> Model {
+    match ultra_kind3(revision, 16) {
+        Model::Mix(m) => Model::Mix(MixConfig {
+            serial: m.serial.map(|s| sep::LstmConfig { kind: 4, ..s }),
+            ..m
+        }),
+        other => other,
+    }
+}
+
 /// `max` at CM revision 6 (pinned).
 fn max_r6() -> Model {
     preset_r(Preset::Max, 6)
@@ -409,6 +428,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r24",
             "max-r26",
             "max-r28",
+            "max-r30",
         ];
         if ["mix2", "default-r1", "default-r2"].contains(&name) || detecting.contains(&name) {
             for input in [
@@ -448,6 +468,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r24",
             "max-r26",
             "max-r28",
+            "max-r30",
         ]
         .contains(&name)
         {
@@ -498,6 +519,15 @@ fn golden_list() -> Vec<Golden> {
         input: "grammar.lsp",
         model: mix,
         block_size: Some(1500),
+        streamed: true,
+    });
+    // Issue 19: `ultra`'s kind-4 network where its encoder keeps it (no
+    // content length, so the block is not known to be under 32 KiB).
+    list.push(Golden {
+        archive: "ultra-r30-k4.grammar-streamed.sep".into(),
+        input: "grammar.lsp",
+        model: ultra_kind4(30),
+        block_size: None,
         streamed: true,
     });
     list
