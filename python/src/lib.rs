@@ -151,6 +151,8 @@ fn options(
 /// --format-version 1`, for readers older than version 3).
 #[pyfunction]
 #[pyo3(signature = (data, preset=None, threads=1, block_size=None, seek_table=false, prior=None, format_version=3))]
+// One argument per Python keyword, as `lzma.compress` has them.
+#[allow(clippy::too_many_arguments)]
 fn compress<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
