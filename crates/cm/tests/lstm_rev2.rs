@@ -91,7 +91,9 @@ fn kind2_learns_faster_and_changes_the_code() {
 fn kind_is_validated() {
     assert!(lstm(2).validate().is_ok());
     assert!(lstm(0).validate().is_err());
-    assert!(lstm(4).validate().is_err());
+    // Kinds 3 and 4 (doc/FORMAT.md 4.13.2, 4.13.3) are valid; 5 is not.
+    assert!(lstm(4).validate().is_ok());
+    assert!(lstm(5).validate().is_err());
     assert_eq!(lstm(2).parameters(), lstm(1).parameters());
     assert_eq!(lstm(2).memory_bytes(), lstm(1).memory_bytes());
 }

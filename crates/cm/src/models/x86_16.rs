@@ -80,12 +80,7 @@ impl X86v16Contexts {
 
     /// The current operand's bytes so far.
     fn so_far(&self) -> u32 {
-        let j = self.dec.operand_slot() & 0xF;
-        if j >= 4 {
-            self.cur
-        } else {
-            self.cur & ((1u32 << (8 * j)) - 1)
-        }
+        self.dec.operand_so_far(self.cur)
     }
 
     /// Whether the next operand bytes are a rip-relative displacement of 4

@@ -114,12 +114,7 @@ impl X86v30Contexts {
 
     /// The current operand's bytes so far.
     fn so_far(&self) -> u32 {
-        let j = self.dec.operand_slot() & 0xF;
-        if j >= 4 {
-            self.cur
-        } else {
-            self.cur & ((1u32 << (8 * j)) - 1)
-        }
+        self.dec.operand_so_far(self.cur)
     }
 
     /// The last-operand table slot of the current instruction form.

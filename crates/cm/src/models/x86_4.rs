@@ -247,6 +247,19 @@ impl X86v4Contexts {
             _ => 0,
         }
     }
+
+    /// The bytes of the current operand read so far, from `cur`, which
+    /// holds them little-endian (its byte j in bits 8j..8j+8, as the x86
+    /// families of revisions 16 and 30 keep it): its low j bytes, all of
+    /// it from the fourth on.
+    pub(crate) fn operand_so_far(&self, cur: u32) -> u32 {
+        let j = self.operand_slot() & 0xF;
+        if j >= 4 {
+            cur
+        } else {
+            cur & ((1u32 << (8 * j)) - 1)
+        }
+    }
 }
 
 impl ContextModel for X86v4Contexts {
