@@ -124,7 +124,7 @@ fn options(
     block_size: Option<u32>,
     format_version: u8,
 ) -> PyResult<sep::Options> {
-    if !matches!(format_version, 1 | 3) {
+    if !sep::format::is_supported_version(format_version) {
         return Err(PyValueError::new_err(format!(
             "format_version {format_version}: sep writes 1 or 3"
         )));
