@@ -9,17 +9,12 @@
 //! selector and the order-1 APM byte are revision 7's.
 
 use super::forward_family;
-use super::x86_4::X86v4Contexts;
+use super::x86_4::{DISP, IMM, OPCODE, X86v4Contexts};
 use super::x86_7::X86v7Contexts;
 use super::{ByteCtx, ContextModel, hash2};
 
 /// Contexts revision 10 adds.
 const NEW: usize = 6;
-
-/// Roles of [`X86v4Contexts::role`].
-const OPCODE: u32 = 0;
-const DISP: u32 = 5;
-const IMM: u32 = 6;
 
 /// Entries of the per-opcode tables (the opcode, 0 to 0x2FF, with REX.W as
 /// bit 12, as the decoder's `prev_op`).

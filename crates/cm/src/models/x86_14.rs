@@ -11,17 +11,11 @@
 //! Every context is declared in [`X86v14Contexts::hashes`].
 
 use super::elf7::ElfLayout;
-use super::x86_4::X86v4Contexts;
+use super::x86_4::{DISP, IMM, MODRM, SIB, X86v4Contexts};
 use super::{ByteCtx, ContextModel, hash2};
 
 /// Contexts of the family.
 const CONTEXTS: usize = 6;
-
-/// Roles of [`X86v4Contexts::role`].
-const MODRM: u32 = 3;
-const SIB: u32 = 4;
-const DISP: u32 = 5;
-const IMM: u32 = 6;
 
 /// Bytes of memory the family adds, over a bound: a state map (1 KiB) per
 /// context and its own state (a few words).

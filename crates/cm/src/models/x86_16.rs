@@ -19,17 +19,11 @@
 //! Every context is declared in [`X86v16Contexts::hashes`].
 
 use super::elf7::ElfLayout;
-use super::x86_4::X86v4Contexts;
+use super::x86_4::{DISP, IMM, MODRM, SIB, X86v4Contexts};
 use super::{ByteCtx, ContextModel, hash2};
 
 /// Contexts of the family.
 const CONTEXTS: usize = 4;
-
-/// Roles of [`X86v4Contexts::role`].
-const MODRM: u32 = 3;
-const SIB: u32 = 4;
-const DISP: u32 = 5;
-const IMM: u32 = 6;
 
 /// Entries of the per-opcode tables (opcode 0 to 0x2FF).
 const OPS: usize = 0x300;

@@ -31,16 +31,11 @@
 //! Every context is declared in [`X86v30Contexts::hashes`].
 
 use super::elf7::ElfLayout;
-use super::x86_4::X86v4Contexts;
+use super::x86_4::{DISP, IMM, MODRM, X86v4Contexts};
 use super::{ByteCtx, ContextModel, hash2};
 
 /// Contexts of the family.
 const CONTEXTS: usize = 6;
-
-/// Roles of [`X86v4Contexts::role`].
-const MODRM: u32 = 3;
-const DISP: u32 = 5;
-const IMM: u32 = 6;
 
 /// Entries of each last-operand table (u32 each).
 const TABLE_BITS: u32 = 14;

@@ -35,6 +35,17 @@ enum Role {
     Imm = 6,
 }
 
+/// Role of a prefix or opcode byte ([`X86v4Contexts::role`] 0).
+pub(crate) const OPCODE: u32 = Role::Opcode as u32;
+/// Role of a ModRM byte ([`X86v4Contexts::role`] 3).
+pub(crate) const MODRM: u32 = Role::ModRm as u32;
+/// Role of a SIB byte ([`X86v4Contexts::role`] 4).
+pub(crate) const SIB: u32 = Role::Sib as u32;
+/// Role of a displacement byte ([`X86v4Contexts::role`] 5).
+pub(crate) const DISP: u32 = Role::Disp as u32;
+/// Role of an immediate byte ([`X86v4Contexts::role`] 6).
+pub(crate) const IMM: u32 = Role::Imm as u32;
+
 /// Prefix bits of [`X86v4Contexts::prefixes`].
 const P66: u32 = 1;
 const P67: u32 = 2;

@@ -11,15 +11,11 @@
 //! selector and order-1 APM byte are revision 4's.
 
 use super::forward_family;
-use super::x86_4::X86v4Contexts;
+use super::x86_4::{DISP, IMM, X86v4Contexts};
 use super::{ByteCtx, ContextModel, hash2};
 
 /// Entries of the last-operand table.
 const LAST_BITS: u32 = 14;
-
-/// Roles of [`X86v4Contexts::role`] that are operand bytes.
-const DISP: u32 = 5;
-const IMM: u32 = 6;
 
 /// The revision-6 x86 family: revision 4's 8 contexts and 3 of its own.
 #[derive(Debug, Clone)]

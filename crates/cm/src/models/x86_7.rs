@@ -10,19 +10,12 @@
 
 use super::elf7::ElfLayout;
 use super::text::{TEXT_CONTEXTS, TextContexts};
-use super::x86_4::X86v4Contexts;
+use super::x86_4::{DISP, IMM, MODRM, OPCODE, SIB, X86v4Contexts};
 use super::x86_5::X86v5Contexts;
 use super::{ByteCtx, ContextModel, hash2};
 
 /// Contexts revision 7 adds.
 const NEW: usize = 6;
-
-/// Roles of [`X86v4Contexts::role`].
-const OPCODE: u32 = 0;
-const MODRM: u32 = 3;
-const SIB: u32 = 4;
-const DISP: u32 = 5;
-const IMM: u32 = 6;
 
 /// Entries of the per-opcode tables (indexed by the opcode with the REX.W
 /// and 66 bits: 0x300 opcodes, 4 prefix states).
