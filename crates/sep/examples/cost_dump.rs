@@ -8,7 +8,10 @@
 //!  [--revision R] FILE`; with `COST_DUMP_WRITE=PATH` it also writes the
 //! bytes the model codes (after the transform) to PATH; with
 //! `COST_DUMP_CHUNKS` set it prints the cost of every 4 KiB of the large
-//! sections.
+//! sections; with `COST_DUMP_BITS=PATH` it writes, for every coded byte,
+//! the byte, its x86 role (0xFF outside executable sections) and the cost
+//! of each of its 8 bits (f32 little-endian, most significant bit first),
+//! 34 bytes a record, for offline splits.
 use sep::Preset;
 use sep_cm::{Cm, CmStream, Sequential};
 use sep_coder::{Coder, FreqTable};
@@ -17,12 +20,16 @@ use std::collections::BTreeMap;
 /// A coder that codes nothing and adds up each bit's ideal cost.
 struct Cost {
     bits: f64,
+    /// The cost of each bit coded, in order.
+    each: Vec<f32>,
 }
 
 impl Coder for Cost {
     fn code_bit(&mut self, bit: u32, p1: u32) -> u32 {
         let p = f64::from(p1) / 65536.0;
-        self.bits -= if bit == 1 { p } else { 1.0 - p }.log2();
+        let c = -if bit == 1 { p } else { 1.0 - p }.log2();
+        self.bits += c;
+        self.each.push(c as f32);
         bit
     }
     fn code_symbol(&mut self, sym: u32, _table: &FreqTable) -> u32 {
@@ -99,11 +106,21 @@ fn main() {
     let mut cost = vec![0f64; data.len()];
     let mut m = Cm::new(&cfg, false, data.len());
     let mut st = CmStream::new(0);
-    let mut c = Cost { bits: 0.0 };
+    let mut c = Cost {
+        bits: 0.0,
+        each: Vec::new(),
+    };
+    let mut bit_cost = Vec::new();
     for (pos, cost) in cost.iter_mut().enumerate() {
         let before = c.bits;
+        c.each.clear();
         m.code_byte(&mut c, &mut st, &mut data, pos, &Sequential(pos), None);
         *cost = c.bits - before;
+        let mut b8 = [0f32; 8];
+        for (d, s) in b8.iter_mut().zip(&c.each) {
+            *d = *s;
+        }
+        bit_cost.push(b8);
     }
     let mut owner = vec![usize::MAX; data.len()];
     for (k, s) in secs.iter().enumerate() {
@@ -144,6 +161,21 @@ fn main() {
                 println!("{} +{:#x}: {:.3} bpb", s.0, k * 4096, bits / c.len() as f64);
             }
         }
+    }
+    if let Ok(path) = std::env::var("COST_DUMP_BITS") {
+        let mut role = vec![0xFFu8; data.len()];
+        for s in secs.iter().filter(|s| s.3) {
+            role[s.1..s.1 + s.2].copy_from_slice(&sep_cm::x86_roles(&data[s.1..s.1 + s.2]));
+        }
+        let mut out = Vec::with_capacity(data.len() * 34);
+        for ((&b, &r), b8) in data.iter().zip(&role).zip(&bit_cost) {
+            out.push(b);
+            out.push(r);
+            for x in b8 {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        std::fs::write(path, out).expect("write bits");
     }
     const PARTS: [&str; 7] = [
         "prefix/opcode",
