@@ -61,6 +61,7 @@ use crate::models::x86_10::X86v10Contexts;
 use crate::models::x86_14::X86v14Contexts;
 use crate::models::x86_16::X86v16Contexts;
 use crate::models::x86_30::X86v30Contexts;
+use crate::models::x86_32::X86v32Contexts;
 
 /// The hashed-context families of a configuration, in mixer order: the
 /// registration list of the v1 model.
@@ -132,6 +133,10 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             f.push(Box::new(X86v14Contexts::new()));
             f.push(Box::new(X86v16Contexts::new()));
             f.push(Box::new(X86v30Contexts::new()));
+            // Revision 32 (doc/FORMAT.md 4.43.2): dataflow and branch targets.
+            if config.since(32) {
+                f.push(Box::new(X86v32Contexts::new()));
+            }
             f
         }
         // Revision 16 (doc/FORMAT.md 4.27.3): revision 14's x86 families and

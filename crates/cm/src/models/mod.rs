@@ -69,6 +69,7 @@ pub(crate) mod x86_10;
 pub(crate) mod x86_14;
 pub(crate) mod x86_16;
 pub(crate) mod x86_30;
+pub(crate) mod x86_32;
 pub(crate) mod x86_4;
 pub(crate) mod x86_5;
 pub(crate) mod x86_7;
