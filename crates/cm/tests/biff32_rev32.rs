@@ -85,5 +85,8 @@ fn revision_32_beats_30_on_a_grid() {
     let data = workbook(60, 40);
     let r30 = round_trip(&data, &config(30)).len();
     let r32 = round_trip(&data, &config(32)).len();
-    assert!(r32 * 100 < r30 * 98, "revision 32 {r32} vs revision 30 {r30}");
+    assert!(
+        r32 * 100 < r30 * 98,
+        "revision 32 {r32} vs revision 30 {r30}"
+    );
 }

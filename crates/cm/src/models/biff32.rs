@@ -48,7 +48,7 @@ const CLASSES: usize = KEEP + 4;
 /// Confidence buckets of the final refinement.
 const CONFS: usize = 16;
 /// Stretch buckets of the final refinement.
-const LEVELS: usize = 12;
+const LEVELS: usize = 4;
 /// Entries of the final refinement's table: field class, confidence,
 /// expected bit, stretch bucket of the model's probability.
 const FINAL: usize = CLASSES * CONFS * 2 * LEVELS;
@@ -121,7 +121,7 @@ impl Biff32Contexts {
             conf: 0,
             rc_hits: 0,
             rc_ok: true,
-            fin: AdaptiveProbs::new(FINAL, 1023),
+            fin: AdaptiveProbs::new(FINAL, 60),
             fin_ctx: usize::MAX,
             fin_idx: usize::MAX,
         }
