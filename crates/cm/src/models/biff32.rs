@@ -1,7 +1,8 @@
-//! Spreadsheet column histograms of CM revision 32 (doc/FORMAT.md 4.43.3):
-//! the revision-12 family ([`Biff12Contexts`], unchanged) plus per-bit
-//! inputs from how often each whole cell occurred in the column being
-//! coded.
+//! Spreadsheet column histograms and expected bytes of CM revision 32
+//! (doc/FORMAT.md 4.43.3): the revision-12 family ([`Biff12Contexts`],
+//! unchanged) plus per-bit inputs from how often each whole cell occurred
+//! in the column being coded, and a last refinement of the model's
+//! probability where the byte is all but known.
 //!
 //! A questionnaire's column holds a few answer codes with a skewed
 //! distribution; the hashed contexts learn it bit by bit and drift with the
@@ -10,11 +11,21 @@
 //! one byte string: the cell's *string*) with a count. Each byte of the next
 //! cell (its header, predicted for the expected column, and its payload
 //! after the column field) is predicted from the strings of the column that
-//! agree with the cell's bytes so far: the counts of those whose next bit is
-//! 0 and 1 give a frequency estimate, fed to the mixer directly and through
-//! an adaptive table keyed by its ratio, its weight and the position.
+//! agree with the cell's bytes so far (the *candidates*): the counts of
+//! those whose next bit is 0 and 1 give a frequency estimate, fed to the
+//! mixer directly and through an adaptive table keyed by its ratio, its
+//! weight and the position.
 //!
-//! Inputs, in order: `INPUTS` per-bit inputs after revision 12's
+//! The row and column fields of a cell in a full grid, and the bytes that
+//! 15/16 of the candidates share, are all but certain, yet a mixer's output
+//! cannot come closer to 0 or 1 than its learned rates allow. For those
+//! bytes the family replaces the model's final probability, while the bits
+//! so far agree with the *expected byte* (the expected cell's row or
+//! column byte; the candidates' byte), by an adaptive probability keyed by
+//! the field, a confidence bucket, the expected bit and the model's
+//! probability in four buckets.
+//!
+//! Inputs, in order: [`INPUTS`] per-bit inputs after revision 12's
 //! (the learned ratio, the frequency's stretch); no contexts are added.
 
 use super::biff12::Biff12Contexts;
@@ -134,7 +145,7 @@ impl Biff32Contexts {
         bytes[..s.len()].copy_from_slice(s);
         let len = s.len() as u8;
         if let Some(e) = list.iter_mut().find(|e| e.len == len && e.bytes == bytes) {
-            e.count += 1;
+            e.count = e.count.saturating_add(1);
             return;
         }
         let e = Entry {
@@ -303,7 +314,11 @@ impl ContextModel for Biff32Contexts {
         self.inner.observe(data, pos, byte);
         let p = self.inner.cells();
         if before == 3 && p.cell {
-            self.rc_hits = if self.rc_ok { self.rc_hits + 1 } else { 0 };
+            self.rc_hits = if self.rc_ok {
+                self.rc_hits.saturating_add(1)
+            } else {
+                0
+            };
             self.rc_ok = true;
         }
         if p.offset == -4 && before >= 0 && p.cell && (p.col as usize) < COLUMNS {
