@@ -185,6 +185,9 @@ impl CmConfig {
             // Revision 12, spreadsheets (4.23.5): the partner columns'
             // prediction table, pair scores and row (models/biff12.rs).
             + if self.since(12) { crate::models::biff12::MEMORY } else { 0 }
+            // Revision 32, spreadsheets (4.43.3): the column histograms
+            // (models/biff32.rs).
+            + if self.since(32) { crate::models::biff32::MEMORY } else { 0 }
             // Revision 7, bi-level images (4.18.4): the new templates' slow
             // and fast tables, the family's mixer and APM (models/bilevel7.rs).
             + if self.since(7) { crate::models::bilevel7::MEMORY } else { 0 }

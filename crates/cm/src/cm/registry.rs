@@ -11,6 +11,7 @@ use crate::models::audio14::Audio14Contexts;
 use crate::models::biff::BiffContexts;
 use crate::models::biff7::Biff7Contexts;
 use crate::models::biff12::Biff12Contexts;
+use crate::models::biff32::Biff32Contexts;
 use crate::models::bilevel::BilevelContexts;
 use crate::models::bilevel4::Bilevel4Contexts;
 use crate::models::bilevel7::Bilevel7Contexts;
@@ -212,6 +213,10 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             Box::new(Bilevel4Contexts::new(width)),
         ],
         DataKind::Bilevel(width) => generic_with(Box::new(BilevelContexts::new(width)), config),
+        // Revision 32 (doc/FORMAT.md 4.43.3): column histograms.
+        DataKind::Biff(ty, len) if config.since(32) => {
+            generic_with(Box::new(Biff32Contexts::new(ty, len, 4)), config)
+        }
         // Revision 12 (doc/FORMAT.md 4.23.5): partner-column contexts.
         DataKind::Biff(ty, len) if config.since(12) => {
             generic_with(Box::new(Biff12Contexts::new(ty, len, 4)), config)

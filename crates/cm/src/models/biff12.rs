@@ -104,6 +104,12 @@ impl Biff12Contexts {
         }
     }
 
+    /// Revision 7's record parser and cell state (read by revision 32's
+    /// family).
+    pub(super) fn cells(&self) -> &Biff7Contexts {
+        &self.inner
+    }
+
     /// The [`NEW`] contexts of the next byte.
     fn partner_hashes(&self, out: &mut [u32]) {
         let i = &self.inner;

@@ -18,6 +18,7 @@ pub(crate) mod audio14;
 pub(crate) mod audio4;
 pub(crate) mod biff;
 pub(crate) mod biff12;
+pub(crate) mod biff32;
 pub(crate) mod biff7;
 pub(crate) mod bilevel;
 pub(crate) mod bilevel10;
