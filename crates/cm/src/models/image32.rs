@@ -32,7 +32,7 @@ use crate::prim::AdaptiveProbs;
 
 /// Channels with their own maps (more share the last).
 const CHANNELS: usize = 4;
-/// Predictors on one channel's neighbourhood (see [`plain`]).
+/// Predictors on one channel's neighbourhood (see `Hood::plain`).
 const PLAIN: usize = 28;
 /// Of those, the ones also moved by the channel two back.
 const P2_MOVED: [usize; 7] = [0, 1, 2, 3, 6, 23, 27];
@@ -149,7 +149,9 @@ fn bucket(e: u32) -> usize {
 /// What the family computes for one byte.
 #[derive(Debug, Clone, Copy)]
 struct Now {
+    /// The byte's channel (at most 3).
     ch: usize,
+    /// Bucket of the local activity (0..=15).
     activity: usize,
     /// Bucket of the recent error of the moved gradient (0..=15).
     err: usize,
