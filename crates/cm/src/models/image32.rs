@@ -45,8 +45,11 @@ const INNER: usize = MAPS + 1;
 /// The family's mixer's weight sets per selector: (channel, bit),
 /// (channel, activity, bit), (channel, error level, bit).
 const SETS: [usize; 3] = [CHANNELS * 8, CHANNELS * 16 * 8, CHANNELS * 16 * 8];
-/// The family's mixer's learning rates (first layer, final layer).
+/// The family's mixer's learning rates (first layer in halves, final
+/// layer) and its first layer's per-set boost (extra rate of a fresh set
+/// in halves, and the update count at which it has halved).
 const RATES: (i32, i32) = (3, 2);
+const BOOST: (i32, i32) = (48, 32);
 /// The first-layer weight the family's mixer starts with (16384 = 1.0).
 const INNER_INITIAL_WEIGHT: i16 = 600;
 /// Count at which a map's rate stops slowing.
@@ -178,6 +181,8 @@ impl Image32Contexts {
     /// pixel).
     pub fn new(img: ImageInfo) -> Self {
         let mut mixer = Mixer2::new(INNER, &SETS, 1, RATES.0, RATES.1);
+        mixer.set_rounded(true);
+        mixer.set_set_rates(BOOST.0, BOOST.1, 1);
         mixer.set_initial_weights(INNER_INITIAL_WEIGHT);
         Image32Contexts {
             img,
