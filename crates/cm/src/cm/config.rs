@@ -179,6 +179,8 @@ impl CmConfig {
             + if self.since(18) { crate::models::image18::MEMORY } else { 0 }
             // Revision 22, 24/32-bit images (4.33.2): the further selectors' weight sets and the distance APM (models/image22.rs).
             + if self.since(22) { crate::models::image22::MEMORY } else { 0 }
+            // Revision 32, 24/32-bit images (4.43.4): the predictors' maps and the family's mixer (models/image32.rs).
+            + if self.since(32) { crate::models::image32::MEMORY } else { 0 }
             // Revision 7, spreadsheets (4.18.4): the cell family's per-bit
             // tables (models/biff7.rs).
             + if self.since(7) { crate::models::biff7::MEMORY } else { 0 }

@@ -33,6 +33,7 @@ use crate::models::image14::Image14Contexts;
 use crate::models::image16::Image16Contexts;
 use crate::models::image18::Image18Contexts;
 use crate::models::image22::Image22Contexts;
+use crate::models::image32::Image32Contexts;
 use crate::models::indirect::IndirectContexts;
 use crate::models::jpeg::JpegContexts;
 use crate::models::jpeg7::Jpeg7Contexts;
@@ -276,6 +277,13 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
         DataKind::Audio(a) => vec![
             Box::new(OrderContexts::new(0, 0)),
             Box::new(AudioContexts::new(a)),
+        ],
+        // Revision 32 (doc/FORMAT.md 4.43.4): learnt maps per predictor.
+        DataKind::Image(i) if config.since(32) && matches!(i.pixel_bytes, 3 | 4) => vec![
+            Box::new(OrderContexts::new(0b1, 0)),
+            Box::new(Image14Contexts::new(i)),
+            Box::new(Image22Contexts::new(i)),
+            Box::new(Image32Contexts::new(i)),
         ],
         // Revision 22 (doc/FORMAT.md 4.33.2): more mixer selectors.
         DataKind::Image(i) if config.since(22) && matches!(i.pixel_bytes, 3 | 4) => vec![
