@@ -20,11 +20,11 @@
 //! - **Sentence.** `first` is the first word completed since the last
 //!   `.`, `!`, `?` or newline, `count` the words completed since then.
 //! - **Contexts** ([`CONTEXTS`] hashed contexts, in mixer order):
-//!   0. `hash2(hash2(pair[hash2(w2, w1)], w0), 0x32_0100 | sep)`: the word
-//!      that followed the last two words, with the word so far;
-//!   1. `hash2(hash2(older[w1], w0), 0x32_0200 | sep)`: the word that
-//!      followed the last word the time before;
-//!   2. `hash2(hash2(first, w0), 0x32_0600 | sep | min(count, 7) << 12)`.
+//!   - `hash2(hash2(pair[hash2(w2, w1)], w0), 0x32_0100 | sep)`: the
+//!     word that followed the last two words, with the word so far;
+//!   - `hash2(hash2(older[w1], w0), 0x32_0200 | sep)`: the word that
+//!     followed the last word the time before;
+//!   - `hash2(hash2(first, w0), 0x32_0600 | sep | min(count, 7) << 12)`.
 //! - **Word key.** `key = hash2(hash2(w1, w0), sep)` for the byte; at
 //!   the byte's first and fifth bit `nib = hash2(key, c0)` (`c0` the
 //!   bits so far with a leading 1), and the bit's node in the nibble's
