@@ -53,6 +53,7 @@ use crate::models::text16::Text16Contexts;
 use crate::models::text20::Text20Contexts;
 use crate::models::text22::Text22Contexts;
 use crate::models::text30::Text30Contexts;
+use crate::models::text32::Text32Contexts;
 use crate::models::word::WordContexts;
 use crate::models::words8::Words8Contexts;
 use crate::models::x86::X86Contexts;
@@ -107,6 +108,10 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
         f.push(Box::new(Text20Contexts::new(config)));
     } else if config.word && config.since(16) {
         f.push(Box::new(Text16Contexts::new(config)));
+    }
+    // Revision 32 (doc/FORMAT.md 4.43.1): word-prediction contexts and APM.
+    if config.word && config.since(32) {
+        f.push(Box::new(Text32Contexts::new(config)));
     }
     f
 }
