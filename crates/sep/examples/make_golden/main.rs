@@ -212,8 +212,10 @@ fn models() -> Vec<(&'static str, Model)> {
         ("max-r26", preset_r(Preset::Max, 26)),
         // CM revision 28 (4.39): `max` before revision 30.
         ("max-r28", preset_r(Preset::Max, 28)),
-        // CM revision 30 (4.41): today's `max`.
+        // CM revision 30 (4.41): `max` before revision 32.
         ("max-r30", preset_r(Preset::Max, 30)),
+        // CM revision 32 (4.43): today's `max`.
+        ("max-r32", preset_r(Preset::Max, 32)),
         // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13),
         // pinned at CM revision 2 (the revision `max` had then), and at
         // revision 6, and at revision 8 (today's `ultra`).
@@ -242,6 +244,8 @@ fn models() -> Vec<(&'static str, Model)> {
         // under 32 KiB, so these small inputs pin that rule (the archives
         // are `max-r30`'s); `ultra-r30-k4.grammar-streamed.sep` keeps it.
         ("ultra-r30-k4", ultra_kind4(30)),
+        // `ultra` from stop 39 (CM revision 32).
+        ("ultra-r32-k4", ultra_kind4(32)),
         // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
         // section 4.14).
         ("fast-r3", fast_r3()),
@@ -429,6 +433,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r26",
             "max-r28",
             "max-r30",
+            "max-r32",
         ];
         if ["mix2", "default-r1", "default-r2"].contains(&name) || detecting.contains(&name) {
             for input in [
@@ -469,6 +474,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r26",
             "max-r28",
             "max-r30",
+            "max-r32",
         ]
         .contains(&name)
         {
@@ -527,6 +533,13 @@ fn golden_list() -> Vec<Golden> {
         archive: "ultra-r30-k4.grammar-streamed.sep".into(),
         input: "grammar.lsp",
         model: ultra_kind4(30),
+        block_size: None,
+        streamed: true,
+    });
+    list.push(Golden {
+        archive: "ultra-r32-k4.grammar-streamed.sep".into(),
+        input: "grammar.lsp",
+        model: ultra_kind4(32),
         block_size: None,
         streamed: true,
     });
