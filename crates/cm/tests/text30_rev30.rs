@@ -10,31 +10,15 @@
 
 mod common;
 use common::{
-    coded_len, config, noise, round_trip_each, round_trip_text_behind_lying_headers,
+    coded_len, config, noise, readme_words, round_trip_each, round_trip_text_behind_lying_headers,
     text_test_inputs,
 };
-
-/// The words of the README and FORMAT excerpts of tests/data (letters
-/// only, at least two of them).
-fn words() -> Vec<String> {
-    let readme = include_bytes!("data/readme.md");
-    let format = include_bytes!("data/format.md");
-    readme
-        .iter()
-        .chain(format.iter())
-        .copied()
-        .collect::<Vec<u8>>()
-        .split(|b| !b.is_ascii_alphabetic())
-        .filter(|w| w.len() >= 2)
-        .map(|w| String::from_utf8_lossy(w).into_owned())
-        .collect()
-}
 
 /// About `len` bytes of MediaWiki-like XML pages (a dump's page headers,
 /// then text with links, templates, headings, list and table lines,
 /// entities and numbers) made of real words, starting at word `seed`.
 fn wiki(len: usize, seed: u64) -> Vec<u8> {
-    let w = words();
+    let w = readme_words();
     let mut k = seed as usize % w.len();
     let mut next = || {
         k = (k + 1) % w.len();

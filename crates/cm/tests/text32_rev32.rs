@@ -10,32 +10,16 @@
 
 mod common;
 use common::{
-    coded_len, config, noise, round_trip_each, round_trip_text_behind_lying_headers,
+    coded_len, config, noise, readme_words, round_trip_each, round_trip_text_behind_lying_headers,
     text_test_inputs,
 };
-
-/// The words of the README and FORMAT excerpts of tests/data (letters
-/// only, at least two of them).
-fn words() -> Vec<String> {
-    let readme = include_bytes!("data/readme.md");
-    let format = include_bytes!("data/format.md");
-    readme
-        .iter()
-        .chain(format.iter())
-        .copied()
-        .collect::<Vec<u8>>()
-        .split(|b| !b.is_ascii_alphabetic())
-        .filter(|w| w.len() >= 2)
-        .map(|w| String::from_utf8_lossy(w).into_owned())
-        .collect()
-}
 
 /// About `len` bytes of prose from a small grammar: each word is drawn
 /// (by an LCG seeded with `seed`) among the few words that may follow the
 /// last one (pairs recur, with varying successors), in sentences of 4 to
 /// 15 words that start with a capital and end with `. `, `, ` inside.
 fn prose(len: usize, seed: u64) -> Vec<u8> {
-    let w = words();
+    let w = readme_words();
     let mut x = seed.wrapping_mul(6_364_136_223_846_793_005) | 1;
     let mut rand = move |n: usize| {
         x = x

@@ -116,18 +116,6 @@ impl X86v16Contexts {
         }
         0x100 | (t.wrapping_sub(end) >> (8 * j) & 0xFF)
     }
-
-    /// The end of the current instruction (block position), for a byte of
-    /// its displacement or immediate at `pos`.
-    fn end(&self, pos: usize) -> u32 {
-        let d = &self.dec;
-        let j = d.operand_slot() & 0xF;
-        let left = match d.role() {
-            DISP => u32::from(d.disp_size) - j + u32::from(d.imm_left),
-            _ => u32::from(d.imm_size) - j,
-        };
-        (pos as u32).wrapping_add(left)
-    }
 }
 
 impl ContextModel for X86v16Contexts {
@@ -164,7 +152,7 @@ impl ContextModel for X86v16Contexts {
                     hash2(0x6220 | last << 16, op << 12 | (d.modrm & 0x1FF))
                 }
                 DISP if self.rip_relative() => {
-                    let e = self.expected(1, self.end(pos));
+                    let e = self.expected(1, self.dec.instruction_end(pos));
                     hash2(0x6230 | e << 16, slot)
                 }
                 IMM if self.call_target() => {
@@ -177,7 +165,7 @@ impl ContextModel for X86v16Contexts {
             // Operands: the target's bytes so far with the address.
             out[2] = match role {
                 DISP if self.rip_relative() => {
-                    let end = self.end(pos);
+                    let end = self.dec.instruction_end(pos);
                     hash2(hash2(0x6260, slot), self.so_far() ^ (end >> 16) << 24)
                 }
                 IMM if self.call_target() => hash2(
@@ -212,7 +200,11 @@ impl ContextModel for X86v16Contexts {
                     0
                 };
                 if kind != 0 {
-                    let end = if kind == 1 { self.end(pos) } else { 0 };
+                    let end = if kind == 1 {
+                        self.dec.instruction_end(pos)
+                    } else {
+                        0
+                    };
                     let t = end.wrapping_add(self.cur);
                     let first = self.first_key();
                     for k in 0..4 {

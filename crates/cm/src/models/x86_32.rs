@@ -175,18 +175,6 @@ impl X86v32Contexts {
         }
     }
 
-    /// The end of the current instruction (block position), for a byte of
-    /// its displacement or immediate at `pos`.
-    fn end(&self, pos: usize) -> u32 {
-        let d = &self.dec;
-        let j = d.operand_slot() & 0xF;
-        let left = match d.role() {
-            DISP => u32::from(d.disp_size) - j + u32::from(d.imm_left),
-            _ => u32::from(d.imm_size) - j,
-        };
-        (pos as u32).wrapping_add(left)
-    }
-
     /// The operand of a branch to `target` for the current instruction
     /// ending at `end` (kind as [`Self::branch`]; for a rip-relative
     /// displacement kind 1), or `None` when a short operand cannot reach.
@@ -272,7 +260,7 @@ impl ContextModel for X86v32Contexts {
             if kind != 0 {
                 // Branch operands: the last target, the nearest target
                 // ahead, the two before the last.
-                let end = self.end(pos);
+                let end = self.dec.instruction_end(pos);
                 let e = |t: u32| self.expect(self.operand_for(kind, t, end));
                 let key = (op & 0xFF) << 8 | kind << 6 | slot;
                 out[0] = hash2(0x8210 | e(self.targets[0]) << 16, key);
@@ -311,7 +299,7 @@ impl ContextModel for X86v32Contexts {
                 out[3] = 0x82F1;
             } else if self.rip_relative() {
                 // Rip-relative targets: the last two, the highest so far.
-                let end = self.end(pos);
+                let end = self.dec.instruction_end(pos);
                 let e = |t: u32| self.expect(self.operand_for(1, t, end));
                 let key = op << 12 | (d.modrm >> 3 & 7) << 8 | slot;
                 out[0] = hash2(0x8250 | e(self.rip[0]) << 16, key);
@@ -388,7 +376,7 @@ impl ContextModel for X86v32Contexts {
                     None
                 };
                 if role == DISP && self.rip_relative() {
-                    let t = self.end(pos).wrapping_add(self.cur);
+                    let t = self.dec.instruction_end(pos).wrapping_add(self.cur);
                     self.rip = [t, self.rip[0]];
                     if t > self.frontier && t < 1 << 30 {
                         self.frontier = t;

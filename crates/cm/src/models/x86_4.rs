@@ -259,6 +259,18 @@ impl X86v4Contexts {
         }
     }
 
+    /// The end of the current instruction (block position), for a byte of
+    /// its displacement or immediate at `pos` (the x86 families of
+    /// revisions 16 and 32 make operands absolute with it).
+    pub(crate) fn instruction_end(&self, pos: usize) -> u32 {
+        let j = self.operand_slot() & 0xF;
+        let left = match self.role {
+            Role::Disp => u32::from(self.disp_size) - j + u32::from(self.imm_left),
+            _ => u32::from(self.imm_size) - j,
+        };
+        (pos as u32).wrapping_add(left)
+    }
+
     /// The bytes of the current operand read so far, from `cur`, which
     /// holds them little-endian (its byte j in bits 8j..8j+8, as the x86
     /// families of revisions 16 and 30 keep it): its low j bytes, all of

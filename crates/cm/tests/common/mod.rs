@@ -691,3 +691,19 @@ pub fn f32_grid(n: usize) -> Vec<u8> {
         .flat_map(|k| (100.0 + (k as f32 * 0.01).sin() * 30.0).to_le_bytes())
         .collect()
 }
+
+/// The words of the README and FORMAT excerpts of tests/data (letters
+/// only, at least two of them): real English words for generated text.
+pub fn readme_words() -> Vec<String> {
+    let readme = include_bytes!("../data/readme.md");
+    let format = include_bytes!("../data/format.md");
+    readme
+        .iter()
+        .chain(format.iter())
+        .copied()
+        .collect::<Vec<u8>>()
+        .split(|b| !b.is_ascii_alphabetic())
+        .filter(|w| w.len() >= 2)
+        .map(|w| String::from_utf8_lossy(w).into_owned())
+        .collect()
+}
