@@ -11,7 +11,7 @@
 //! Every context is declared in [`X86v14Contexts::hashes`].
 
 use super::elf7::ElfLayout;
-use super::x86_4::{DISP, IMM, MODRM, SIB, X86v4Contexts};
+use super::x86_4::{DISP, IMM, X86v4Contexts};
 use super::{ByteCtx, ContextModel, hash2};
 
 /// Contexts of the family.
@@ -146,13 +146,7 @@ impl ContextModel for X86v14Contexts {
                 self.cur = 0;
             }
         }
-        let (rex, mut modrm, mut sib) = (self.dec.rex, self.dec.modrm, self.dec.sib);
-        if role == MODRM {
-            modrm = 0x100 | u32::from(byte);
-        } else if role == SIB {
-            sib = 0x100 | u32::from(byte);
-        }
-        self.dec.step(byte);
+        let (rex, modrm, sib) = self.dec.step_fields(byte);
         self.ins = hash2(self.ins, u32::from(byte) | 0x5400);
         if self.dec.index == 0 {
             self.prev2_ins = self.prev_ins;

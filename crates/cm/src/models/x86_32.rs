@@ -30,7 +30,7 @@
 //! Every context is declared in [`X86v32Contexts::hashes`].
 
 use super::elf7::ElfLayout;
-use super::x86_4::{DISP, IMM, MODRM, OPCODE, SIB, X86v4Contexts};
+use super::x86_4::{DISP, IMM, MODRM, OPCODE, X86v4Contexts};
 use super::{ByteCtx, ContextModel, hash2};
 
 /// Contexts of the family.
@@ -405,13 +405,7 @@ impl ContextModel for X86v32Contexts {
                 self.cur = 0;
             }
         }
-        let (rex, mut modrm, mut sib) = (self.dec.rex, self.dec.modrm, self.dec.sib);
-        if role == MODRM {
-            modrm = 0x100 | u32::from(byte);
-        } else if role == SIB {
-            sib = 0x100 | u32::from(byte);
-        }
-        self.dec.step(byte);
+        let (rex, modrm, sib) = self.dec.step_fields(byte);
         if self.dec.index == 0 {
             self.cur = 0;
             let op = self.dec.prev_op & 0x3FF;

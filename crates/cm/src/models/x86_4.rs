@@ -152,6 +152,22 @@ impl X86v4Contexts {
         self.operands(disp_size(m >> 6, m & 7));
     }
 
+    /// Follows the decoder over byte `b` (as [`step`](Self::step)) and
+    /// returns the REX, ModRM and SIB of the instruction `b` belongs to,
+    /// `b` included (ModRM and SIB with a leading 1 once read), before the
+    /// step can start the next instruction: what the x86 families of
+    /// revisions 14 and 32 learn from at an instruction's end.
+    pub(crate) fn step_fields(&mut self, b: u8) -> (u32, u32, u32) {
+        let (rex, mut modrm, mut sib) = (self.rex, self.modrm, self.sib);
+        match self.role {
+            Role::ModRm => modrm = 0x100 | u32::from(b),
+            Role::Sib => sib = 0x100 | u32::from(b),
+            _ => {}
+        }
+        self.step(b);
+        (rex, modrm, sib)
+    }
+
     /// Follows the decoder over byte `b`.
     pub(crate) fn step(&mut self, b: u8) {
         self.index = self.index.saturating_add(1);
