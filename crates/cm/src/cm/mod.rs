@@ -529,7 +529,8 @@ impl Cm {
 
     /// Cache hints a bit ahead (they change no value): starts loading what
     /// bit `i - 1` will read whichever way bit `i` (partial byte `c0`)
-    /// goes: the APM rows of both possible partial bytes, and before the
+    /// goes: the APM rows of both possible partial bytes, what the per-bit
+    /// families will read ([`ContextModel::prefetch_bit`]), and before the
     /// last bit of the first nibble every context's bucket line of both
     /// possible nibbles. `c1` and `h2` as for [`predict_bit`](Self::predict_bit).
     #[inline]
@@ -539,6 +540,9 @@ impl Cm {
         }
         for next in [c0 << 1, c0 << 1 | 1] {
             self.prefetch_apms(next, i - 1, c1, h2);
+            for &k in &self.bit_families {
+                self.families[k].prefetch_bit(next, i - 1);
+            }
             if i == 4 {
                 for &h in &self.hashes {
                     self.table.prefetch(hash2(h, next));

@@ -223,6 +223,13 @@ pub(crate) trait ContextModel: std::fmt::Debug + Send + Sync + CloneFamily {
     /// Learns the coded bit after [`predict_bit`](Self::predict_bit).
     fn update_bit(&mut self, _bit: u32) {}
 
+    /// A cache hint a bit ahead: starts loading what
+    /// [`predict_bit`](Self::predict_bit)`(c0, i)` and
+    /// [`refine_final`](Self::refine_final) will read, before bit `i + 1`
+    /// is known to have made the partial byte `c0`. It must change no
+    /// value: the model calls it for both partial bytes bit `i` can follow.
+    fn prefetch_bit(&self, _c0: u32, _i: u32) {}
+
     /// Revision 12 (doc/FORMAT.md 4.23.6): refines the model's
     /// final 16-bit probability `p` of a 1 for the bit after
     /// [`predict_bit`](Self::predict_bit) (`c0` the bits so far with a
@@ -287,6 +294,9 @@ macro_rules! forward_family {
     };
     (@ $f:ident predict_bit) => {
         fn predict_bit(&mut self, c0: u32, i: u32, out: &mut [i32]) { self.$f.predict_bit(c0, i, out) }
+    };
+    (@ $f:ident prefetch_bit) => {
+        fn prefetch_bit(&self, c0: u32, i: u32) { self.$f.prefetch_bit(c0, i) }
     };
     (@ $f:ident bit_inputs) => {
         fn bit_inputs(&self) -> usize { self.$f.bit_inputs() }

@@ -136,6 +136,17 @@ impl Text32Contexts {
         (h >> (32 - self.bits)) as usize
     }
 
+    /// The direct input's entry and the APM context of bit `i` (partial
+    /// byte `c0`) in the nibble hashed `nibble`. A nibble's 15 nodes lie
+    /// side by side: one row of 16 per word key and first nibble.
+    fn entries(&self, nibble: u32, c0: u32, i: u32) -> (usize, usize) {
+        let done = 7 - i;
+        let node = (1 << (done % 4) | (c0 & ((1 << (done % 4)) - 1))) as usize;
+        let direct = ((nibble >> (32 - self.bits - 2 + 4)) as usize) << 4 | node;
+        let apm = ((hash2(nibble, 0x5555) >> (32 - self.bits + 4)) as usize) << 4 | node;
+        (direct, apm)
+    }
+
     /// Learns that word `w` completed after the last two words.
     fn complete(&mut self, w: u32) {
         let [p1, p2] = self.words;
@@ -178,19 +189,27 @@ impl ContextModel for Text32Contexts {
         let w0 = self.word;
         let sep = if w0 == 0 { ctx.c4() & 0xFF } else { 0 };
         self.key = hash2(hash2(self.words[0], w0), sep);
+        // The first bit's rows load while the model finds its buckets.
+        self.prefetch_bit(1, 7);
     }
 
     fn predict_bit(&mut self, c0: u32, i: u32, out: &mut [i32]) {
         if i == 7 || i == 3 {
-            // A nibble's 15 nodes lie side by side: one row of 16 per
-            // word key and first nibble.
             self.nibble = hash2(self.key, c0);
         }
-        let done = 7 - i;
-        let node = (1 << (done % 4) | (c0 & ((1 << (done % 4)) - 1))) as usize;
-        self.direct_at = ((self.nibble >> (32 - self.bits - 2 + 4)) as usize) << 4 | node;
-        self.apm_at = ((hash2(self.nibble, 0x5555) >> (32 - self.bits + 4)) as usize) << 4 | node;
+        (self.direct_at, self.apm_at) = self.entries(self.nibble, c0, i);
         out[0] = crate::logistic::stretch(u32::from(self.direct[self.direct_at]));
+    }
+
+    fn prefetch_bit(&self, c0: u32, i: u32) {
+        let nibble = if i == 7 || i == 3 {
+            hash2(self.key, c0)
+        } else {
+            self.nibble
+        };
+        let (direct, apm) = self.entries(nibble, c0, i);
+        sep_kernels::prefetch(&self.direct, direct);
+        self.apm.prefetch(apm);
     }
 
     fn refine_final(&mut self, p: u32, _c0: u32) -> u32 {
