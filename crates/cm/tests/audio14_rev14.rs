@@ -4,22 +4,7 @@
 //! stereo chord smaller than revision 12 (it fails if the family is off).
 
 mod common;
-use common::{coded_len, config, round_trip_each, wav_header};
-
-/// Xorshift noise in `-amp..=amp` (roughly triangular).
-struct Noise(u64);
-
-impl Noise {
-    fn next(&mut self, amp: i64) -> i64 {
-        let mut r = || {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 >> 40) as i64 % (amp + 1)
-        };
-        r() - r()
-    }
-}
+use common::{Noise, coded_len, config, round_trip_each, wav_header, xorshift64};
 
 /// A WAV file of a decaying chord of five tones with an echo 37 frames
 /// back and noise (integer recurrence oscillators), `frames` frames; the
@@ -72,15 +57,8 @@ fn chord_wav(channels: u16, bits: u16, frames: usize, noise: i64) -> Vec<u8> {
 
 #[test]
 fn revision_14_audio_round_trips() {
-    let mut s = 0x1234_5678_9ABC_DEF1u64;
-    let noise: Vec<u8> = (0..5001)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 32) as u8
-        })
-        .collect();
+    let mut next = xorshift64(0x1234_5678_9ABC_DEF1);
+    let noise: Vec<u8> = (0..5001).map(|_| (next() >> 32) as u8).collect();
     // A data chunk that claims more than there is, an odd number of bytes
     // after a 16-bit header, text after an 8-bit one.
     let mut fake = wav_header(2, 16, 44100, 1 << 30);

@@ -3,22 +3,7 @@
 //! noisy chord that revision 4 codes smaller than revision 2.
 
 mod common;
-use common::{config, round_trip, wav_header};
-
-/// Xorshift noise in `-amp..=amp` (roughly triangular).
-struct Noise(u64);
-
-impl Noise {
-    fn next(&mut self, amp: i64) -> i64 {
-        let mut r = || {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 >> 40) as i64 % (amp + 1)
-        };
-        r() - r()
-    }
-}
+use common::{Noise, config, round_trip, wav_header, xorshift64};
 
 /// A WAV file of a decaying three-tone chord with noise (integer
 /// arithmetic: recurrence oscillators), `frames` frames; the second
@@ -87,15 +72,8 @@ fn revision_4_audio_round_trips() {
 fn revision_4_lying_wav_headers_code_correctly() {
     // Noise after the header, a data chunk that claims more than there is,
     // an odd number of bytes after a 16-bit header, text after an 8-bit one.
-    let mut s = 0x1234_5678_9ABC_DEF1u64;
-    let noise: Vec<u8> = (0..5001)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 32) as u8
-        })
-        .collect();
+    let mut next = xorshift64(0x1234_5678_9ABC_DEF1);
+    let noise: Vec<u8> = (0..5001).map(|_| (next() >> 32) as u8).collect();
     let mut fake = wav_header(2, 16, 22050, 1 << 30);
     fake.extend(&noise);
     round_trip(&fake, &config(4));

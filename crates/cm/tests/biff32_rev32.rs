@@ -7,7 +7,7 @@
 //! grid smaller than revision 30.
 
 mod common;
-use common::{config, noise, round_trip, round_trip_each};
+use common::{config, noise, round_trip, round_trip_each, xorshift32};
 
 /// A BIFF2 stream like a questionnaire's table: a BOF record, then per row
 /// one cell per column: an ID (INTEGER, the row's own number, not in
@@ -16,13 +16,7 @@ use common::{config, noise, round_trip, round_trip_each};
 /// questions, BOOLERR `#NULL!` cells; an EOF record at the end.
 fn workbook(rows: u16, cols: u16) -> Vec<u8> {
     let mut out = vec![9, 0, 4, 0, 2, 0, 16, 0];
-    let mut s = 0x2545_F491u32;
-    let mut rnd = move || {
-        s ^= s << 13;
-        s ^= s >> 17;
-        s ^= s << 5;
-        s
-    };
+    let mut rnd = xorshift32(0x2545_F491);
     for row in 0..rows {
         for col in 0..cols {
             let r = rnd();
@@ -37,10 +31,10 @@ fn workbook(rows: u16, cols: u16) -> Vec<u8> {
                 0 => cell(2, &(100 * (row % 5) + row / 5).to_le_bytes()),
                 5 => cell(3, &f64::from(r % 1000).to_le_bytes()),
                 9 => cell(4, &[2, b'Q', b'0' + (r % 3) as u8]),
-                _ if r % 7 == 0 => cell(5, &[0, 1]),
+                _ if r.is_multiple_of(7) => cell(5, &[0, 1]),
                 _ => {
                     // Each column has a few likely codes.
-                    let k = u16::from(r % 4 == 0) + u16::from(r % 16 == 0);
+                    let k = u16::from(r.is_multiple_of(4)) + u16::from(r.is_multiple_of(16));
                     cell(2, &((col * 7 + k * 3) % 10).to_le_bytes());
                 }
             }

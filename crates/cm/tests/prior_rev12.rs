@@ -26,12 +26,10 @@ fn mixed(seed: u32, n: usize) -> Vec<u8> {
         "\tif (x > 0 && y < 10) { z = x * y; }\n",
         "Small files pay the whole learning cost without one. ",
     ];
-    let mut x = seed | 1;
+    let mut next = common::xorshift32(seed | 1);
     let mut out = Vec::new();
     while out.len() < n {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
+        let x = next();
         out.extend_from_slice(parts[(x % parts.len() as u32) as usize].as_bytes());
         if x.is_multiple_of(7) {
             out.extend_from_slice(format!("{} ", x % 1000).as_bytes());

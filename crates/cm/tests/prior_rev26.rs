@@ -19,13 +19,7 @@ fn small_files(seed: u32, n: usize) -> Vec<u8> {
         "fra", "ger", "qu", "sig", "nal", "han", "dle", "op", "ti", "on", "mo", "del", "ku", "ze",
         "wy", "pha", "ton", "ix",
     ];
-    let mut x = seed.wrapping_mul(0x9E37_79B9) | 1;
-    let mut next = || {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        x
-    };
+    let mut next = common::xorshift32(seed.wrapping_mul(0x9E37_79B9) | 1);
     // Names of two to four syllables: a vocabulary of about a million,
     // most of them rare, so the samples crowd a small table.
     let name = |r: u32| {

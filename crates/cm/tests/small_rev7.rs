@@ -5,7 +5,7 @@
 //! bitmap whose rows the early row detector finds round-trip too.
 
 mod common;
-use common::{config, fax, noise, round_trip, round_trip_each};
+use common::{config, fax, noise, round_trip, round_trip_each, xorshift32};
 
 /// A BIFF2 stream like a questionnaire's: a BOF record, then per row one
 /// cell per column, an INTEGER (type 2) answer code whose distribution
@@ -13,13 +13,7 @@ use common::{config, fax, noise, round_trip, round_trip_each};
 /// `#N/A` when the answer two columns to the left was 9.
 fn biff(rows: u16, cols: u16) -> Vec<u8> {
     let mut out = vec![9, 0, 4, 0, 2, 0, 16, 0];
-    let mut s = 0x2545_F491u32;
-    let mut rnd = move || {
-        s ^= s << 13;
-        s ^= s >> 17;
-        s ^= s << 5;
-        s
-    };
+    let mut rnd = xorshift32(0x2545_F491);
     for row in 1..=rows {
         let mut answers = Vec::new();
         for col in 0..cols {
@@ -29,7 +23,7 @@ fn biff(rows: u16, cols: u16) -> Vec<u8> {
             } else {
                 // Each column has its own few likely codes.
                 let r = rnd();
-                let k = u16::from(r % 4 == 0) + u16::from(r % 16 == 0);
+                let k = u16::from(r.is_multiple_of(4)) + u16::from(r.is_multiple_of(16));
                 (col * 7 + k * 3) % 10
             };
             answers.push(answer);

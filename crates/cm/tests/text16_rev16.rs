@@ -57,13 +57,7 @@ fn prose(len: usize, seed: u64) -> Vec<u8> {
         "afterwards",
         "nothing",
     ];
-    let mut s = seed | 1;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    };
+    let mut next = common::xorshift64(seed | 1);
     let mut out = String::new();
     let mut col = 0;
     while out.len() < len {
@@ -83,7 +77,7 @@ fn prose(len: usize, seed: u64) -> Vec<u8> {
             }
             col += w.len() + 1;
             if k + 1 < words {
-                if next() % 11 == 0 {
+                if next().is_multiple_of(11) {
                     out.push(',');
                 }
                 if col > 64 {
@@ -94,7 +88,11 @@ fn prose(len: usize, seed: u64) -> Vec<u8> {
                 }
             }
         }
-        out.push_str(if next() % 5 == 0 { "?\n" } else { ". " });
+        out.push_str(if next().is_multiple_of(5) {
+            "?\n"
+        } else {
+            ". "
+        });
     }
     out.into_bytes()
 }

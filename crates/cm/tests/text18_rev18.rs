@@ -20,13 +20,7 @@ fn source(len: usize, seed: u64) -> Vec<u8> {
         "flags", "state",
     ];
     const TYPES: [&str; 4] = ["int", "char *", "unsigned", "struct item *"];
-    let mut s = seed | 1;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    };
+    let mut next = common::xorshift64(seed | 1);
     let mut out = String::new();
     let mut f = 0;
     while out.len() < len {

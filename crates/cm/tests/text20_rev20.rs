@@ -54,13 +54,7 @@ fn wiki(len: usize, seed: u64) -> Vec<u8> {
         "Germany",
         "Category:Cities",
     ];
-    let mut s = seed | 1;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    };
+    let mut next = common::xorshift64(seed | 1);
     let mut out = String::new();
     let mut page = 0;
     while out.len() < len {

@@ -31,13 +31,8 @@ fn prose(len: usize, seed: u64) -> Vec<u8> {
     const DETERMINERS: [&str; 6] = ["the", "a", "his", "their", "that", "every"];
     const PREPOSITIONS: [&str; 6] = ["of", "in", "with", "from", "to", "by"];
     const CONJUNCTIONS: [&str; 4] = ["and", "but", "while", "because"];
-    let mut s = seed | 1;
-    let mut next = move |n: usize| {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 16) as usize % n
-    };
+    let mut rng = common::xorshift64(seed | 1);
+    let mut next = move |n: usize| (rng() >> 16) as usize % n;
     let mut out = String::new();
     while out.len() < len {
         for _ in 0..3 + next(5) {

@@ -31,16 +31,45 @@ pub fn round_trip(data: &[u8], cfg: &CmConfig) -> Vec<u8> {
     round_trip_skipped(data, cfg).0
 }
 
+/// One step of the 64-bit xorshift (13, 7, 17): moves `s` and returns it.
+/// The tests' generated data come from it (or from [`xorshift32`]).
+pub fn xorshift64_step(s: &mut u64) -> u64 {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    *s
+}
+
+/// The 64-bit xorshift from the (non-zero) state `s`: each call steps.
+pub fn xorshift64(mut s: u64) -> impl FnMut() -> u64 {
+    move || xorshift64_step(&mut s)
+}
+
+/// The 32-bit xorshift (13, 17, 5) from the (non-zero) state `s`: each
+/// call steps and returns the state.
+pub fn xorshift32(mut s: u32) -> impl FnMut() -> u32 {
+    move || {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        s
+    }
+}
+
+/// Xorshift noise in `-amp..=amp` (roughly triangular), for audio.
+pub struct Noise(pub u64);
+
+impl Noise {
+    /// The next sample's noise.
+    pub fn next(&mut self, amp: i64) -> i64 {
+        let mut r = || (xorshift64_step(&mut self.0) >> 40) as i64 % (amp + 1);
+        r() - r()
+    }
+}
+
 pub fn noise(len: usize, seed: u64) -> Vec<u8> {
-    let mut s = seed | 1;
-    (0..len)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 24) as u8
-        })
-        .collect()
+    let mut next = xorshift64(seed | 1);
+    (0..len).map(|_| (next() >> 24) as u8).collect()
 }
 
 /// A PCM WAV header: `channels` of `bits`-bit samples at `rate` Hz, then
