@@ -72,9 +72,48 @@ fn decode_folder(
     std::collections::BTreeSet<u8>,
 ) {
     let manifest = rows(golden().join(sub).join("MANIFEST.tsv"));
+    // The archives are independent: split them over the cores (row k to
+    // worker k % n), the slowest part of the test suite otherwise.
+    let n = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    let parts: Vec<_> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..n)
+            .map(|w| {
+                let mine: Vec<&Vec<String>> = manifest.iter().skip(w).step_by(n).collect();
+                scope.spawn(move || decode_rows(sub, &mine))
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
     let mut ids = std::collections::BTreeSet::new();
     let mut backbones = std::collections::BTreeSet::new();
-    for row in &manifest {
+    for (i, b) in parts {
+        ids.extend(i);
+        backbones.extend(b);
+    }
+    let listed: Vec<&String> = manifest.iter().map(|r| &r[0]).collect();
+    for f in files(sub) {
+        assert!(listed.contains(&&f), "{sub}/{f} is not in MANIFEST.tsv");
+    }
+    eprintln!("{} golden archives of {sub} decoded", manifest.len());
+    (ids, backbones)
+}
+
+/// Decodes the archives of `rows` (rows of `sub`'s MANIFEST.tsv) whole and
+/// streamed, checks them against their inputs and model ids; returns the
+/// model ids and backbone ids met.
+fn decode_rows(
+    sub: &str,
+    rows: &[&Vec<String>],
+) -> (
+    std::collections::BTreeSet<u16>,
+    std::collections::BTreeSet<u8>,
+) {
+    let mut ids = std::collections::BTreeSet::new();
+    let mut backbones = std::collections::BTreeSet::new();
+    for row in rows {
         let [archive, input, bytes, xxh3, model_id, _describe] = &row[..] else {
             panic!("bad manifest row {row:?}");
         };
@@ -118,11 +157,6 @@ fn decode_folder(
             }
         }
     }
-    let listed: Vec<&String> = manifest.iter().map(|r| &r[0]).collect();
-    for f in files(sub) {
-        assert!(listed.contains(&&f), "{sub}/{f} is not in MANIFEST.tsv");
-    }
-    eprintln!("{} golden archives of {sub} decoded", manifest.len());
     (ids, backbones)
 }
 
