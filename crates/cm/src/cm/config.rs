@@ -184,8 +184,6 @@ impl CmConfig {
             + if self.since(22) { crate::models::image22::MEMORY } else { 0 }
             // Revision 32, 24/32-bit images (4.43.4): the predictors' maps and the family's mixer (models/image32.rs).
             + if self.since(32) { crate::models::image32::MEMORY } else { 0 }
-            // Revision 34, 24/32-bit images (4.45.4): the OLS systems, their maps and the family's mixer (models/image34.rs).
-            + if self.since(34) { crate::models::image34::MEMORY } else { 0 }
             // Revision 7, spreadsheets (4.18.4): the cell family's per-bit
             // tables (models/biff7.rs).
             + if self.since(7) { crate::models::biff7::MEMORY } else { 0 }

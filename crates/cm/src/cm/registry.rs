@@ -34,7 +34,6 @@ use crate::models::image16::Image16Contexts;
 use crate::models::image18::Image18Contexts;
 use crate::models::image22::Image22Contexts;
 use crate::models::image32::Image32Contexts;
-use crate::models::image34::Image34Contexts;
 use crate::models::indirect::IndirectContexts;
 use crate::models::jpeg::JpegContexts;
 use crate::models::jpeg7::Jpeg7Contexts;
@@ -283,14 +282,6 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
         DataKind::Audio(a) => vec![
             Box::new(OrderContexts::new(0, 0)),
             Box::new(AudioContexts::new(a)),
-        ],
-        // Revision 34 (doc/FORMAT.md 4.45.4): OLS predictions' learnt maps.
-        DataKind::Image(i) if config.since(34) && matches!(i.pixel_bytes, 3 | 4) => vec![
-            Box::new(OrderContexts::new(0b1, 0)),
-            Box::new(Image14Contexts::new(i)),
-            Box::new(Image22Contexts::new(i)),
-            Box::new(Image32Contexts::new(i)),
-            Box::new(Image34Contexts::new(i)),
         ],
         // Revision 32 (doc/FORMAT.md 4.43.4): learnt maps per predictor.
         DataKind::Image(i) if config.since(32) && matches!(i.pixel_bytes, 3 | 4) => vec![
