@@ -131,6 +131,13 @@ impl AveragedApm {
         (p + a).div_ceil(2).clamp(1, 65535)
     }
 
+    /// Starts loading the row that [`refine`](Self::refine) will read in
+    /// context `ctx` (a cache hint: changes nothing).
+    #[inline]
+    pub fn prefetch(&self, ctx: usize) {
+        self.apm.prefetch(ctx);
+    }
+
     /// Learns `bit` if the last bit was refined.
     #[inline]
     pub fn update(&mut self, bit: u32) {

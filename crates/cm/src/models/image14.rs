@@ -159,6 +159,15 @@ impl ContextModel for Image14Contexts {
         }
     }
 
+    fn prefetch_bit(&self, c0: u32, i: u32) {
+        self.base.prefetch_bit(c0, i);
+        if self.cur.is_some() {
+            for (a, &row) in self.apms.iter().zip(&self.apm_ctx) {
+                a.prefetch(row + c0 as usize);
+            }
+        }
+    }
+
     fn update_bit(&mut self, bit: u32) {
         self.base.update_bit(bit);
         if self.pending {

@@ -323,6 +323,12 @@ impl ContextModel for Image16Contexts {
         self.apm.update(bit);
     }
 
+    fn prefetch_bit(&self, c0: u32, _i: u32) {
+        if self.cur.is_some() {
+            self.apm.prefetch(self.apm_row + c0 as usize);
+        }
+    }
+
     fn refine_final(&mut self, p: u32, c0: u32) -> u32 {
         if self.cur.is_none() {
             return p;

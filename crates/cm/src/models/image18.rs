@@ -260,6 +260,13 @@ impl ContextModel for Image18Contexts {
         self.apm.update(bit);
     }
 
+    fn prefetch_bit(&self, c0: u32, i: u32) {
+        self.base.prefetch_bit(c0, i);
+        if self.cur.is_some() {
+            self.apm.prefetch(self.apm_row + c0 as usize);
+        }
+    }
+
     fn refine_final(&mut self, p: u32, c0: u32) -> u32 {
         let p = self.base.refine_final(p, c0);
         if self.cur.is_none() {

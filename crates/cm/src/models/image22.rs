@@ -117,6 +117,7 @@ impl ContextModel for Image22Contexts {
         kind_selector2,
         bit_inputs,
         predict_bit,
+        prefetch_bit,
     );
 
     fn kind_selectors_more(&self) -> &[usize] {

@@ -613,6 +613,12 @@ impl ContextModel for Image7Contexts {
         self.rel.update(bit);
     }
 
+    fn prefetch_bit(&self, c0: u32, _i: u32) {
+        if self.cur.is_some() {
+            self.apm.prefetch(self.apm_base + c0 as usize);
+        }
+    }
+
     /// Trains the OLS predictor of the byte's channel on the coded byte
     /// and keeps its residual.
     fn observe(&mut self, _data: &[u8], pos: usize, byte: u8) {
