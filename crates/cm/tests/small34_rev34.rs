@@ -8,18 +8,16 @@
 mod common;
 use common::{
     config, recurring_sentences, round_trip, round_trip_each, round_trip_text_behind_lying_headers,
-    text_test_inputs,
+    text_test_inputs, xorshift32,
 };
 
 /// A small C-like source of `lines` lines, varied by `seed`.
 fn c_like(lines: usize, seed: u32) -> Vec<u8> {
     let names = ["count", "buf", "len", "next", "node", "value", "index"];
     let mut s = String::from("#include <stdio.h>\n\n");
-    let mut x = seed.wrapping_mul(2_654_435_761) | 1;
+    let mut next = xorshift32(seed.wrapping_mul(2_654_435_761) | 1);
     for k in 0..lines {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
+        let x = next();
         let a = names[x as usize % names.len()];
         let b = names[(x >> 8) as usize % names.len()];
         match x >> 16 & 3 {
