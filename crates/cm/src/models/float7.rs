@@ -78,9 +78,6 @@ const VIEWS: [[usize; 4]; 4] = [[0, 1, 2, 3], [0, 3, 2, 1], [2, 3, 0, 1], [2, 1,
 struct Vocabulary {
     /// Bytes per record (0: records too long, no vocabulary).
     len: usize,
-    /// Bytes per element, and the element's byte that holds the sign.
-    width: usize,
-    top: usize,
     /// Views used: all of [`VIEWS`] for records of four elements, else the
     /// first.
     views: usize,
@@ -96,6 +93,18 @@ struct Vocabulary {
     at: usize,
     /// The agreeing records' ranks, views and bytes at `at`.
     voters: Vec<(u8, u8, u8)>,
+    /// Per view and record byte `p` (`v * len + p`): the byte of the stored
+    /// record that view `v` reads at `p`, and the bits compared.
+    src: Vec<u16>,
+    mask: Vec<u8>,
+    /// The ranks and views (in scan order) of the records that agree with
+    /// `agreed`, a prefix of a record, while `agreed_valid` (records
+    /// unchanged since): a speed cache, so that the next byte of the same
+    /// record filters them rather than comparing every record again. The
+    /// voters are the same either way.
+    agreeing: Vec<(u8, u8)>,
+    agreed: Vec<u8>,
+    agreed_valid: bool,
     /// The learned table and the entry of the bit being coded.
     table: AdaptiveProbs,
     entry: usize,
@@ -111,10 +120,19 @@ impl Vocabulary {
             0
         };
         let views = if elems == 4 { VIEWS.len() } else { 1 };
+        let top = if big_endian { 0 } else { width - 1 };
+        let (mut src, mut mask) = (Vec::new(), Vec::new());
+        for (v, order) in VIEWS.iter().enumerate().take(views) {
+            for p in 0..len {
+                let (e, k) = (p / width, p % width);
+                // View 0 is the identity, and the only view of a record
+                // that is not of four elements (whose `e` may pass 3).
+                src.push(if v == 0 { p } else { order[e] * width + k } as u16);
+                mask.push(if v > 0 && k == top { 0x7F } else { 0xFF });
+            }
+        }
         Vocabulary {
             len,
-            width,
-            top: if big_endian { 0 } else { width - 1 },
             views,
             size,
             records: vec![0; len * size],
@@ -122,6 +140,11 @@ impl Vocabulary {
             hits: vec![0; views * size + 1],
             at: 0,
             voters: Vec::with_capacity(views * size),
+            src,
+            mask,
+            agreeing: Vec::with_capacity(views * size),
+            agreed: Vec::with_capacity(len),
+            agreed_valid: false,
             table: AdaptiveProbs::new((16 * VIEWS.len() + 1) * 2 * 2 * 4 * 16 * 8, 255),
             entry: 0,
         }
@@ -130,21 +153,17 @@ impl Vocabulary {
     /// Byte `p` of record `r` read in view `v`, with the bits compared.
     #[inline]
     fn byte(&self, r: usize, v: usize, p: usize) -> (u8, u8) {
-        let (e, k) = (p / self.width, p % self.width);
-        // View 0 is the identity, and the only view of a record that is
-        // not of four elements (whose `e` may pass 3).
-        let src = if v == 0 {
-            p
-        } else {
-            VIEWS[v][e] * self.width + k
-        };
-        let mask = if v > 0 && k == self.top { 0x7F } else { 0xFF };
-        (self.records[r * self.len + src], mask)
+        let at = v * self.len + p;
+        (
+            self.records[r * self.len + usize::from(self.src[at])],
+            self.mask[at],
+        )
     }
 
     /// Learns the record `rec` that just ended: the hit of the first rank
     /// and view it matches (or a new record's); moved or put to the front.
     fn learn(&mut self, rec: &[u8]) {
+        self.agreed_valid = false;
         let len = self.len;
         let found = (0..self.filled).find(|&r| &self.records[r * len..(r + 1) * len] == rec);
         let (hit, last) = match found {
@@ -177,21 +196,41 @@ impl Vocabulary {
         self.at = at;
         self.voters.clear();
         let len = self.len;
-        for v in 0..self.views {
-            for r in 0..self.filled {
-                let agrees = if v == 0 {
-                    self.records[r * len..r * len + at] == *prefix
-                } else {
-                    prefix.iter().enumerate().all(|(p, &x)| {
-                        let (b, m) = self.byte(r, v, p);
-                        (b ^ x) & m == 0
-                    })
-                };
-                if agrees {
-                    self.voters.push((r as u8, v as u8, self.byte(r, v, at).0));
+        let mut agreeing = std::mem::take(&mut self.agreeing);
+        if self.agreed_valid && at == self.agreed.len() + 1 && prefix[..at - 1] == self.agreed[..] {
+            // The next byte of the same record: of the records that agreed
+            // with the prefix before it, those that agree with its last byte.
+            let (p, x) = (at - 1, prefix[at - 1]);
+            agreeing.retain(|&(r, v)| {
+                let (b, m) = self.byte(usize::from(r), usize::from(v), p);
+                (b ^ x) & m == 0
+            });
+        } else {
+            agreeing.clear();
+            for v in 0..self.views {
+                for r in 0..self.filled {
+                    let agrees = if v == 0 {
+                        self.records[r * len..r * len + at] == *prefix
+                    } else {
+                        prefix.iter().enumerate().all(|(p, &x)| {
+                            let (b, m) = self.byte(r, v, p);
+                            (b ^ x) & m == 0
+                        })
+                    };
+                    if agrees {
+                        agreeing.push((r as u8, v as u8));
+                    }
                 }
             }
         }
+        for &(r, v) in &agreeing {
+            let b = self.byte(usize::from(r), usize::from(v), at).0;
+            self.voters.push((r, v, b));
+        }
+        self.agreeing = agreeing;
+        self.agreed.clear();
+        self.agreed.extend_from_slice(prefix);
+        self.agreed_valid = true;
     }
 
     /// The inputs for bit `i`, `c0` the bits so far with a leading 1.
