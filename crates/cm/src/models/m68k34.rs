@@ -11,10 +11,14 @@
 //! family remembers the targets as block positions and, at a displacement
 //! byte, offers the byte that would reach a recent target (several exits
 //! to one label, a loop's head after the `BRA` into its test), the call
-//! targets and the `JSR d16(A5)` jump-table offsets likewise, and at an
-//! opcode word whether a recent branch went where it starts. Every
-//! context is declared in [`M68k34Contexts::hashes`]; the mixer selector
-//! and the order-1 APM byte are revision 5's.
+//! targets and the `JSR d16(A5)` jump-table offsets likewise, for a
+//! `DBcc` the byte that would reach the instruction after the last one
+//! that set its counter register (the loop's head), and at an opcode word
+//! whether a recent branch or call went where it starts; elsewhere, the
+//! instruction so far with the last two or three whole instructions and
+//! with the last one in the current function. Every context is declared
+//! in `M68k34Contexts::hashes_at`; the mixer selector and the order-1 APM
+//! byte are revision 5's.
 
 use super::forward_family;
 use super::m68k12::M68k12Contexts;
