@@ -117,7 +117,7 @@ fn revisions_32_and_34_round_trip_68000_code() {
 /// Revision 34's 68000 family pays on generated branchy 68000 code: at
 /// least 1% smaller than revision 32 (measured: 2,274 bytes against
 /// 2,337). On
-/// the corpus: calgary.obj2 44,353 -> 43,837 bytes at `max`.
+/// the corpus: calgary.obj2 44,353 -> 43,811 bytes at `max`.
 #[test]
 fn revision_34_beats_32_on_branchy_68000_code() {
     let data = branchy_fork(4, 40, 7);

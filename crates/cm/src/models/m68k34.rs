@@ -11,7 +11,8 @@
 //! family remembers the targets as block positions and, at a displacement
 //! byte, offers the byte that would reach a recent target (several exits
 //! to one label, a loop's head after the `BRA` into its test), the call
-//! targets and the `JSR d16(A5)` jump-table offsets likewise, for a
+//! targets, the `JSR d16(A5)` jump-table offsets and the `PEA`/`LEA
+//! d16(PC)` references (with the highest so far) likewise, for a
 //! `DBcc` the byte that would reach the instruction after the last one
 //! that set its counter register (the loop's head), and at an opcode word
 //! whether a recent branch or call went where it starts; elsewhere, the
@@ -79,6 +80,8 @@ pub(crate) struct M68k34Contexts {
     dreg_end: [u32; 8],
     /// The data register the current instruction writes (8: none).
     dreg: usize,
+    /// The highest `PEA`/`LEA d16(PC)` target so far (0: none).
+    frontier: u32,
 }
 
 /// The 68000 opcode `op`'s kind of PC-relative (or jump-table) first
@@ -126,6 +129,7 @@ impl M68k34Contexts {
             link: 0,
             dreg_end: [0; 8],
             dreg: 8,
+            frontier: 0,
         }
     }
 
@@ -238,7 +242,10 @@ impl M68k34Contexts {
                         }
                     }
                     Some(Operand::Call) => Self::push(&mut self.calls, t),
-                    Some(Operand::Ref) => Self::push(&mut self.refs, t),
+                    Some(Operand::Ref) => {
+                        self.frontier = self.frontier.max(t);
+                        Self::push(&mut self.refs, t);
+                    }
                     Some(Operand::Table) => Self::push(&mut self.table, u32::from(w)),
                     None => {}
                 }
@@ -349,7 +356,12 @@ impl M68k34Contexts {
                         o[1] = hash2(0x3470 | e(list[1]) << 16, key);
                         o[2] = hash2(0x3480 | e(list[2]) << 16, key);
                         o[3] = hash2(0x3490 | e(list[0]) << 16, key | e(list[1]) << 20);
-                        o[4] = hash2(0x34A0, key);
+                        let far = if kind == Operand::Ref {
+                            self.frontier
+                        } else {
+                            0
+                        };
+                        o[4] = hash2(0x34A0 | e(far) << 16, key);
                     }
                 }
             }
