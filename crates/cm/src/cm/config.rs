@@ -217,6 +217,8 @@ impl CmConfig {
             // Revision 12, 68000 code (4.23.4, exe12): the 68000 family's
             // displacement and opcode histories.
             + if self.since(12) { crate::models::m68k12::MEMORY } else { 0 }
+            // Revision 34, 68000 code (4.45.3): the branch and call targets.
+            + if self.since(34) { crate::models::m68k34::MEMORY } else { 0 }
             // Revision 7 float arrays (4.18.6, models/float7.rs): the
             // candidates' expected-bit table (1.5 MiB) and the two
             // vocabularies' tables (0.5 MiB each) and records.

@@ -41,6 +41,7 @@ use crate::models::m68k::WordBeContexts;
 use crate::models::m68k5::M68k5Contexts;
 use crate::models::m68k7::M68k7Contexts;
 use crate::models::m68k12::M68k12Contexts;
+use crate::models::m68k34::M68k34Contexts;
 use crate::models::matchctx::MatchContexts;
 use crate::models::order::OrderContexts;
 use crate::models::pixel::PixelContexts;
@@ -175,6 +176,13 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
         // Revision 4 (doc/FORMAT.md 4.15.4): x86 and 68000 code.
         DataKind::X86 if config.revision >= 4 => {
             generic_with(Box::new(X86v4Contexts::new()), config)
+        }
+        // Revision 34 (doc/FORMAT.md 4.45.3): branch and call targets.
+        DataKind::ResourceFork if config.since(34) => {
+            let mut f = generic_with(Box::new(M68k34Contexts::new()), config);
+            f.push(Box::new(IndirectContexts::new()));
+            f.push(Box::new(MatchContexts));
+            f
         }
         // Revision 12 (doc/FORMAT.md 4.23.4): more 68000 contexts.
         DataKind::ResourceFork if config.since(12) => {

@@ -50,6 +50,11 @@ impl M68k12Contexts {
         }
     }
 
+    /// Revision 5's decoder and contexts.
+    pub(crate) fn m5(&self) -> &super::m68k5::M68k5Contexts {
+        self.m7.m5()
+    }
+
     /// The `disp` slot of opcode `op`'s effective address (its low six
     /// bits) for extension slot `slot` (1 to 4), if its mode is `d16(An)`
     /// (5) or `d8(An,Xn)` (6).

@@ -49,6 +49,7 @@ pub(crate) mod jpeg;
 pub(crate) mod jpeg7;
 pub(crate) mod m68k;
 pub(crate) mod m68k12;
+pub(crate) mod m68k34;
 pub(crate) mod m68k5;
 pub(crate) mod m68k7;
 pub(crate) mod matchctx;
