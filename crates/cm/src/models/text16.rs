@@ -131,13 +131,28 @@ impl Text16Contexts {
     fn find(&mut self, c0: u32) {
         for k in 0..self.n {
             let b = hash2(self.h[k], c0);
-            let i = ((k << self.bits) | (b >> (32 - self.bits)) as usize) * 16;
+            let i = self.row(k, b);
             let check = b | 1;
             if self.t[i] != check {
                 self.t[i] = check;
                 self.t[i + 1..i + 16].fill(0);
             }
             self.base[k] = i;
+        }
+    }
+
+    /// The first slot of context `k`'s row for the hash `b` of its
+    /// context and nibble.
+    #[inline]
+    fn row(&self, k: usize, b: u32) -> usize {
+        ((k << self.bits) | (b >> (32 - self.bits)) as usize) * 16
+    }
+
+    /// Starts loading the rows [`find`](Self::find)`(c0)` will read (a
+    /// cache hint: changes nothing).
+    fn prefetch_rows(&self, c0: u32) {
+        for k in 0..self.n {
+            sep_kernels::prefetch(&self.t, self.row(k, hash2(self.h[k], c0)));
         }
     }
 }
@@ -150,6 +165,8 @@ impl Text16Contexts {
         self.h[..h.len()].copy_from_slice(h);
         self.active = true;
         self.predicted = false;
+        // The first nibble's rows load while the model finds its buckets.
+        self.prefetch_rows(1);
     }
 }
 
@@ -212,6 +229,12 @@ impl ContextModel for Text16Contexts {
             };
         }
         self.predicted = true;
+    }
+
+    fn prefetch_bit(&self, c0: u32, i: u32) {
+        if self.active && i == 3 {
+            self.prefetch_rows(c0);
+        }
     }
 
     fn update_bit(&mut self, bit: u32) {

@@ -229,6 +229,11 @@ impl ContextModel for Text20Contexts {
         ]);
     }
 
+    fn prefetch_bit(&self, c0: u32, i: u32) {
+        self.base.prefetch_bit(c0, i);
+        self.extra.prefetch_bit(c0, i);
+    }
+
     fn predict_bit(&mut self, c0: u32, i: u32, out: &mut [i32]) {
         let (a, b) = out.split_at_mut(text16::DIRECT);
         self.base.predict_bit(c0, i, a);

@@ -293,6 +293,11 @@ impl ContextModel for Text22Contexts {
         self.morph.set_hashes(&h);
     }
 
+    fn prefetch_bit(&self, c0: u32, i: u32) {
+        self.base.prefetch_bit(c0, i);
+        self.morph.prefetch_bit(c0, i);
+    }
+
     fn predict_bit(&mut self, c0: u32, i: u32, out: &mut [i32]) {
         let (a, b) = out.split_at_mut(text16::DIRECT + text20::EXTRA);
         self.base.predict_bit(c0, i, a);

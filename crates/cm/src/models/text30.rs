@@ -319,5 +319,5 @@ impl ContextModel for Text30Contexts {
         self.base.update_bit(bit);
     }
 
-    forward_family!(base; bit_inputs, initial_weight, predict_bit);
+    forward_family!(base; bit_inputs, initial_weight, predict_bit, prefetch_bit);
 }
