@@ -52,9 +52,9 @@ fn revision_34_round_trips_lying_headers_and_few_inputs() {
 }
 
 /// The first 32 KB of the frozen README sample and of the frozen Rust
-/// source: revision 34's two mixers make each smaller than revision 32
-/// codes it (revision 34 codes as 32 but for them and the round's other
-/// changes).
+/// source: revision 34's two mixers code each at least 0.2% smaller than
+/// revision 32 (measured 9,957 -> 9,933 and 6,514 -> 6,486 bytes; without
+/// the mixers revision 34 codes these as 32).
 #[test]
 fn revision_34_codes_text_smaller_than_32() {
     let readme = include_bytes!("data/readme.md");
@@ -64,7 +64,7 @@ fn revision_34_codes_text_smaller_than_32() {
         let new = coded_len(d, &config(34));
         eprintln!("{} bytes: revision 32 {old}, 34 {new}", d.len());
         assert!(
-            new < old,
+            new + old / 500 <= old,
             "revision 34 {new} bytes, revision 32 {old}"
         );
     }
