@@ -274,6 +274,13 @@ impl Mixer2 {
         d
     }
 
+    /// The stretched outputs of the first-layer sets in the last mix, one
+    /// per selector (CM revision 34's second final layer reads them).
+    #[inline]
+    pub(crate) fn set_outputs(&self) -> &[i16] {
+        &self.out[..self.selectors.len()]
+    }
+
     /// The probability of the last mix.
     #[inline]
     pub fn last(&self) -> u32 {

@@ -32,6 +32,7 @@ mod ctxinputs;
 mod kindmix;
 mod mix28;
 mod mix30;
+mod mix34;
 mod registry;
 mod snapshot_walk;
 mod stream;
@@ -186,6 +187,9 @@ pub struct Cm {
     /// Revision 30 (4.41.1): the configured family that chooses the final
     /// layer's weight set.
     final_selector: Option<usize>,
+    /// Revision 34 (doc/FORMAT.md 4.45.1): the second final layer and the
+    /// learned mix of the refinement stages (`mix34.rs`).
+    final34: Option<Box<mix34::Final34>>,
     hashes: Vec<u32>,
     buckets: Vec<usize>,
     nodes: Vec<usize>,
@@ -254,6 +258,7 @@ impl Cm {
             sel28: mix28::Sel28::default(),
             text_selector: None,
             final_selector: None,
+            final34: None,
         };
         if config.since(8) {
             cm.final_sse = Some(FinalSse::new(FINAL_APM_BITS, 6, FINAL_APM_KEEP));
@@ -474,6 +479,7 @@ impl Cm {
                 .set_set_rates(REV9_SET_BOOST, REV9_SET_HALF, REV9_RATE_SHIFT);
         }
         self.kindmix_weights();
+        self.mix34_install(configured);
         self.families = families;
         self.maps = (0..contexts).map(|_| StateMap::default()).collect();
         self.states = vec![0; contexts];
@@ -775,15 +781,19 @@ impl Cm {
         }
         let d = self.mixer.mix();
         let pm = self.mixer.last();
-        let p = self.apms.refine(pm, d, c0, self.apm_byte.unwrap_or(c1), h2);
-        let p = match self.sse.as_mut() {
-            Some(sse) => sse.refine(p, &self.sse_byte, c0, i),
-            None => p,
+        // Revision 34 (4.45.1): a second final layer.
+        let (d, pm) = self.mix34_layer2(d, pm, i, c1);
+        let pa = self.apms.refine(pm, d, c0, self.apm_byte.unwrap_or(c1), h2);
+        let ps = match self.sse.as_mut() {
+            Some(sse) => sse.refine(pa, &self.sse_byte, c0, i),
+            None => pa,
         };
         let p = match self.final_sse.as_mut() {
-            Some(f) if self.text_mix => f.refine(p, &self.final_byte, c0),
-            _ => self.kindmix_refine(p, c0),
+            Some(f) if self.text_mix => f.refine(ps, &self.final_byte, c0),
+            _ => self.kindmix_refine(ps, c0),
         };
+        // Revision 34 (4.45.1): the learned mix of the stages.
+        let p = self.mix34_refine(d, [pa, ps, p], c0, i);
         if !self.config.since(12) {
             return p;
         }
@@ -826,6 +836,7 @@ impl Cm {
             f.update(bit);
         }
         self.kindmix_update(bit);
+        self.mix34_update(bit);
         if let Some(r) = self.runs.as_mut() {
             r.update(bit);
         }
