@@ -102,6 +102,20 @@ impl Small {
         d
     }
 
+    /// Walks the learned weights in a prior's snapshot (set by set, the
+    /// first `n` of each as `u32`); restored weights are clamped to the
+    /// range training keeps them in.
+    fn visit(&mut self, v: &mut dyn crate::snapshot::Visitor) {
+        let n = self.n;
+        for set in &mut self.weights {
+            let mut u = set.map(|w| w as u32);
+            v.u32s(&mut u[..n]);
+            for (w, &x) in set.iter_mut().zip(&u[..n]) {
+                *w = (x as i32).clamp(-(1 << 22), 1 << 22);
+            }
+        }
+    }
+
     /// Trains the last mix's weight set on `bit`.
     #[inline]
     fn update(&mut self, bit: u32) {
@@ -129,6 +143,15 @@ impl Final34 {
             stages: Small::new(STAGE_INPUTS, STAGE_SETS, STAGE_LR, STAGE_W0),
             layer2: Small::new(sets + 1, L2_SETS, L2_LR, 65536 / sets as i32),
         }
+    }
+}
+
+impl Final34 {
+    /// Walks both mixers' weights (the stage mix first) in a prior's
+    /// snapshot (doc/FORMAT.md section 11).
+    pub(crate) fn visit(&mut self, v: &mut dyn crate::snapshot::Visitor) {
+        self.stages.visit(v);
+        self.layer2.visit(v);
     }
 }
 

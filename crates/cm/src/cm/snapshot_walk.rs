@@ -33,6 +33,10 @@ impl Cm {
         if let Some(f) = self.final_sse.as_mut() {
             f.visit(v);
         }
+        // Revision 34 (doc/FORMAT.md 4.45.1): its two mixers.
+        if let Some(f) = self.final34.as_mut() {
+            f.visit(v);
+        }
         if let Some(r) = self.runs.as_mut() {
             r.visit(v);
         }

@@ -214,8 +214,10 @@ fn models() -> Vec<(&'static str, Model)> {
         ("max-r28", preset_r(Preset::Max, 28)),
         // CM revision 30 (4.41): `max` before revision 32.
         ("max-r30", preset_r(Preset::Max, 30)),
-        // CM revision 32 (4.43): today's `max`.
+        // CM revision 32 (4.43): `max` before revision 34.
         ("max-r32", preset_r(Preset::Max, 32)),
+        // CM revision 34 (4.45): today's `max`.
+        ("max-r34", preset_r(Preset::Max, 34)),
         // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13),
         // pinned at CM revision 2 (the revision `max` had then), and at
         // revision 6, and at revision 8 (today's `ultra`).
@@ -246,6 +248,8 @@ fn models() -> Vec<(&'static str, Model)> {
         ("ultra-r30-k4", ultra_kind4(30)),
         // `ultra` from stop 39 (CM revision 32).
         ("ultra-r32-k4", ultra_kind4(32)),
+        // `ultra` from stop 40 (CM revision 34).
+        ("ultra-r34-k4", ultra_kind4(34)),
         // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
         // section 4.14).
         ("fast-r3", fast_r3()),
@@ -434,6 +438,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r28",
             "max-r30",
             "max-r32",
+            "max-r34",
         ];
         if ["mix2", "default-r1", "default-r2"].contains(&name) || detecting.contains(&name) {
             for input in [
@@ -475,6 +480,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r28",
             "max-r30",
             "max-r32",
+            "max-r34",
         ]
         .contains(&name)
         {
@@ -540,6 +546,13 @@ fn golden_list() -> Vec<Golden> {
         archive: "ultra-r32-k4.grammar-streamed.sep".into(),
         input: "grammar.lsp",
         model: ultra_kind4(32),
+        block_size: None,
+        streamed: true,
+    });
+    list.push(Golden {
+        archive: "ultra-r34-k4.grammar-streamed.sep".into(),
+        input: "grammar.lsp",
+        model: ultra_kind4(34),
         block_size: None,
         streamed: true,
     });
