@@ -177,24 +177,18 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
         DataKind::X86 if config.revision >= 4 => {
             generic_with(Box::new(X86v4Contexts::new()), config)
         }
-        // Revision 34 (doc/FORMAT.md 4.45.3): branch and call targets.
-        DataKind::ResourceFork if config.since(34) => {
-            let mut f = generic_with(Box::new(M68k34Contexts::new()), config);
-            f.push(Box::new(IndirectContexts::new()));
-            f.push(Box::new(MatchContexts));
-            f
-        }
-        // Revision 12 (doc/FORMAT.md 4.23.4): more 68000 contexts.
-        DataKind::ResourceFork if config.since(12) => {
-            let mut f = generic_with(Box::new(M68k12Contexts::new()), config);
-            f.push(Box::new(IndirectContexts::new()));
-            f.push(Box::new(MatchContexts));
-            f
-        }
         // Revisions 7 and 8 (doc/FORMAT.md 4.18.5): more 68000 contexts,
-        // the indirect and match contexts.
+        // the indirect and match contexts; revision 12 (4.23.4): more
+        // 68000 contexts; revision 34 (4.45.3): branch and call targets.
         DataKind::ResourceFork if config.since(7) => {
-            let mut f = generic_with(Box::new(M68k7Contexts::new()), config);
+            let code: Box<dyn ContextModel> = if config.since(34) {
+                Box::new(M68k34Contexts::new())
+            } else if config.since(12) {
+                Box::new(M68k12Contexts::new())
+            } else {
+                Box::new(M68k7Contexts::new())
+            };
+            let mut f = generic_with(code, config);
             f.push(Box::new(IndirectContexts::new()));
             f.push(Box::new(MatchContexts));
             f
