@@ -9,6 +9,14 @@ use crate::logistic_tables::STRETCH;
 
 const FLIP: u32 = 1 << 31;
 
+/// The bit `i` that an expected byte `e` (`256 + byte`, 0 for none)
+/// predicts, when it agrees with the partial byte `c0` (the bits above `i`
+/// with a leading 1); `None` when there is none or it disagrees.
+#[inline]
+pub(crate) fn expected_bit(e: u32, c0: u32, i: u32) -> Option<u32> {
+    (e != 0 && e >> (i + 1) == c0).then_some(e >> i & 1)
+}
+
 /// `65536 * 2 / (2n + 3)`: the learning rate of a count `n` is `1/(n + 1.5)`.
 static RECIPROCAL: [u32; 1024] = {
     let mut t = [0u32; 1024];

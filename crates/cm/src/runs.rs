@@ -11,7 +11,7 @@
 
 use crate::logistic::stretch;
 use crate::models::hash2;
-use crate::prim::AdaptiveProbs;
+use crate::prim::{AdaptiveProbs, expected_bit};
 
 /// Run-length buckets per context in the probability table.
 const LENGTHS: usize = 16;
@@ -102,8 +102,7 @@ impl RunMap {
             .zip(self.used.iter_mut())
             .enumerate()
         {
-            if e != 0 && e >> (i + 1) == c0 {
-                let bit = e >> i & 1;
+            if let Some(bit) = expected_bit(e, c0, i) {
                 let j = k * LENGTHS + n;
                 let s = stretch(self.probs.p(j).max(1));
                 *x = if bit == 1 { s } else { -s };

@@ -11,6 +11,7 @@
 use crate::apm::Apm;
 use crate::logistic::stretch;
 use crate::models::hash2;
+use crate::prim::expected_bit;
 
 /// The revision-2 APMs.
 #[derive(Debug, Clone)]
@@ -67,10 +68,9 @@ impl TextSse {
         // eight bits of a byte stay within 16 KiB of the table.
         let slot = |h: u32| ((hash2(h, 0x55) >> 24) << 8 | c0) as usize;
         // The predicted bit (or none, when the byte left the match).
-        let m = if b.expected != 0 && b.expected >> (i + 1) == c0 {
-            2 + (b.expected >> i & 1)
-        } else {
-            u32::from(b.expected != 0)
+        let m = match expected_bit(b.expected, c0, i) {
+            Some(bit) => 2 + bit,
+            None => u32::from(b.expected != 0),
         };
         (slot(b.word), slot(b.expected << 8 | b.len << 2 | m))
     }

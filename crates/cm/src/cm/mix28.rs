@@ -18,6 +18,7 @@
 //! `predict_bit`.
 
 use super::{Cm, CmStream};
+use crate::prim::expected_bit;
 
 /// How many word positions the selectors tell apart (0 to 8).
 const POSITIONS: usize = 9;
@@ -96,12 +97,7 @@ impl Sel28 {
     /// The two selectors' contexts for bit `i` (partial byte `c0`).
     #[inline]
     pub(crate) fn contexts(&self, c0: u32, i: u32) -> [usize; 2] {
-        let e = self.expected;
-        let expected = if e != 0 && e >> (i + 1) == c0 {
-            1 + (e >> i & 1) as usize
-        } else {
-            0
-        };
+        let expected = expected_bit(self.expected, c0, i).map_or(0, |bit| 1 + bit as usize);
         [
             self.word << 8 | c0 as usize,
             (self.matched * 3 + expected) * 8 + i as usize,

@@ -33,6 +33,7 @@
 
 use super::Cm;
 use crate::logistic::{squash, stretch};
+use crate::prim::expected_bit;
 
 /// Most inputs of a small mixer (12 set outputs and a bias fit).
 const MAXN: usize = 16;
@@ -174,12 +175,7 @@ impl Cm {
         let Some(f) = self.final34.as_mut() else {
             return p;
         };
-        let e = self.sse_byte.expected;
-        let m = if e != 0 && e >> (i + 1) == c0 {
-            1 + (e >> i & 1)
-        } else {
-            0
-        };
+        let m = expected_bit(self.sse_byte.expected, c0, i).map_or(0, |bit| 1 + bit);
         let x = [d, stretch(stages[0]), stretch(stages[1]), stretch(p), BIAS];
         f.stages.mix(&x, (m << 8 | c0) as usize);
         let q = f.stages.pr;

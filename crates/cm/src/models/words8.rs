@@ -19,7 +19,7 @@
 
 use super::text::class;
 use super::{ByteCtx, ContextModel, hash2};
-use crate::prim::AdaptiveProbs;
+use crate::prim::{AdaptiveProbs, expected_bit};
 
 /// How many hashed contexts the family adds at revision 8.
 pub(crate) const WORDS8_CONTEXTS: usize = 12;
@@ -269,10 +269,9 @@ impl ContextModel for Words8Contexts {
     fn predict_bit(&mut self, c0: u32, i: u32, out: &mut [i32]) {
         for (r, o) in out[..RUNS].iter_mut().enumerate() {
             let e = self.run_expected[r];
-            if e != 0 && e >> (i + 1) == c0 {
+            if let Some(bit) = expected_bit(e, c0, i) {
                 let k = r * 32 + (self.run_count[r].min(15) as usize) * 2 + usize::from(i == 7);
                 let x = self.run_probs.stretched(k);
-                let bit = e >> i & 1;
                 *o = if bit != 0 { x } else { -x };
                 self.run_used[r] = k << 1 | bit as usize;
             } else {
