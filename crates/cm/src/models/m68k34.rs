@@ -23,7 +23,7 @@
 
 use super::forward_family;
 use super::m68k12::M68k12Contexts;
-use super::{ByteCtx, ContextModel, hash2};
+use super::{ByteCtx, ContextModel, hash2, move_to_front};
 
 /// Contexts revision 34 adds.
 const NEW: usize = 5;
@@ -133,13 +133,6 @@ impl M68k34Contexts {
         }
     }
 
-    /// Pushes `t` in front of `list` (moving it there if present).
-    fn push(list: &mut [u32], t: u32) {
-        let k = list.iter().position(|&x| x == t).unwrap_or(list.len() - 1);
-        list.copy_within(0..k, 1);
-        list[0] = t;
-    }
-
     /// The expected byte `j` (0: high, 1: low; `bytes` 1 for a short
     /// branch's) of the displacement that reaches target `t` from `base`,
     /// with whether the bytes so far (`hi`, for `j == 1`) agree: `agrees
@@ -224,9 +217,9 @@ impl M68k34Contexts {
                 // A short branch: from the opcode word's end.
                 let t = (p + 1).wrapping_add(w as u8 as i8 as u32);
                 if w >> 8 == 0x61 {
-                    Self::push(&mut self.calls, t);
+                    move_to_front(&mut self.calls, t);
                 } else {
-                    Self::push(&mut self.targets, t);
+                    move_to_front(&mut self.targets, t);
                     if w >> 8 == 0x60 {
                         self.after_bra = p + 1;
                     }
@@ -236,17 +229,17 @@ impl M68k34Contexts {
                 let t = (p - 1).wrapping_add(w as i16 as u32);
                 match ext_operand(op) {
                     Some(Operand::Branch) => {
-                        Self::push(&mut self.targets, t);
+                        move_to_front(&mut self.targets, t);
                         if op == 0x6000 {
                             self.after_bra = p + 1;
                         }
                     }
-                    Some(Operand::Call) => Self::push(&mut self.calls, t),
+                    Some(Operand::Call) => move_to_front(&mut self.calls, t),
                     Some(Operand::Ref) => {
                         self.frontier = self.frontier.max(t);
-                        Self::push(&mut self.refs, t);
+                        move_to_front(&mut self.refs, t);
                     }
-                    Some(Operand::Table) => Self::push(&mut self.table, u32::from(w)),
+                    Some(Operand::Table) => move_to_front(&mut self.table, u32::from(w)),
                     None => {}
                 }
             }
@@ -402,9 +395,9 @@ mod tests {
         assert_eq!(M68k34Contexts::expect(110, 100, 1, 1, 0x60), 0x10A);
         assert_eq!(M68k34Contexts::expect(0, 100, 2, 0, 0x100), 0x200);
         let mut l = [1, 2, 3, 4];
-        M68k34Contexts::push(&mut l, 3);
+        move_to_front(&mut l, 3);
         assert_eq!(l, [3, 1, 2, 4]);
-        M68k34Contexts::push(&mut l, 9);
+        move_to_front(&mut l, 9);
         assert_eq!(l, [9, 3, 1, 2]);
     }
 }

@@ -348,3 +348,11 @@ pub(crate) fn hash2(a: u32, b: u32) -> u32 {
     let h = a.wrapping_mul(0x9E37_79B1) ^ b.wrapping_mul(0x85EB_CA77).rotate_left(15);
     (h ^ (h >> 15)).wrapping_mul(0xC2B2_AE3D) ^ (h >> 13)
 }
+
+/// Puts `t` first in `list` (a recency list, the newest first): moved
+/// there if `list` holds it, else pushed in with the oldest dropped.
+pub(crate) fn move_to_front(list: &mut [u32], t: u32) {
+    let k = list.iter().position(|&x| x == t).unwrap_or(list.len() - 1);
+    list[..=k].rotate_right(1);
+    list[0] = t;
+}

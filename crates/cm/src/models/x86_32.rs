@@ -31,7 +31,7 @@
 
 use super::elf7::ElfLayout;
 use super::x86_4::{DISP, IMM, MODRM, OPCODE, X86v4Contexts};
-use super::{ByteCtx, ContextModel, hash2};
+use super::{ByteCtx, ContextModel, hash2, move_to_front};
 
 /// Contexts of the family.
 const CONTEXTS: usize = 4;
@@ -386,21 +386,10 @@ impl ContextModel for X86v32Contexts {
                     self.spill[s] = self.cur;
                 }
                 if role == IMM && self.dec.opcode == 0xE8 && size == 4 {
-                    let t = self.cur;
-                    if let Some(k) = self.calls.iter().position(|&x| x == t) {
-                        self.calls[..=k].rotate_right(1);
-                    } else {
-                        self.calls.rotate_right(1);
-                    }
-                    self.calls[0] = t;
+                    move_to_front(&mut self.calls, self.cur);
                 }
                 if let Some(t) = target {
-                    if let Some(k) = self.targets.iter().position(|&x| x == t) {
-                        self.targets[..=k].rotate_right(1);
-                    } else {
-                        self.targets.rotate_right(1);
-                    }
-                    self.targets[0] = t;
+                    move_to_front(&mut self.targets, t);
                 }
                 self.cur = 0;
             }
