@@ -258,6 +258,9 @@ impl CmConfig {
             + if self.since(12) { super::kindmix::MEMORY } else { 0 }
             // Revision 34 (FORMAT 4.45.1): the second final layer and the stage mix.
             + if self.since(34) { super::mix34::MEMORY } else { 0 }
+            // Revision 36 (FORMAT 4.47.2): a detected kind's second final
+            // layer and stage mix (cm/kindmix36.rs).
+            + if self.since(36) { super::kindmix36::MEMORY } else { 0 }
             // Revision 28 (FORMAT 4.39.2): the word-position selectors'
             // weight sets (cm/mix28.rs).
             + if self.since(28) { super::mix28::MEMORY } else { 0 }

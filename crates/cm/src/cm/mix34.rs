@@ -36,7 +36,7 @@ use crate::logistic::{squash, stretch};
 use crate::prim::expected_bit;
 
 /// Most inputs of a small mixer (12 set outputs and a bias fit).
-const MAXN: usize = 16;
+pub(super) const MAXN: usize = 16;
 
 /// The stage mix's inputs: four stages and a bias.
 const STAGE_INPUTS: usize = 5;
@@ -55,26 +55,26 @@ const L2_SETS: usize = 256 * 8;
 const L2_LR: i32 = 1;
 
 /// The bias input.
-const BIAS: i32 = 256;
+pub(super) const BIAS: i32 = 256;
 
 /// Bytes [`Final34`] allocates (counted in `CmConfig::memory_bytes`).
 pub(crate) const MEMORY: u64 = ((STAGE_SETS + L2_SETS) * MAXN * 4) as u64;
 
 /// A small gated mixer of at most [`MAXN`] inputs, 16.16 weights.
 #[derive(Debug, Clone)]
-struct Small {
+pub(super) struct Small {
     weights: Vec<[i32; MAXN]>,
     x: [i32; MAXN],
     n: usize,
     set: usize,
-    pr: u32,
+    pub(super) pr: u32,
     lr: i32,
 }
 
 impl Small {
     /// `n` inputs (the last the bias, starting at weight 0, the others at
     /// `w`), `sets` weight sets, learning rate `lr`.
-    fn new(n: usize, sets: usize, lr: i32, w: i32) -> Self {
+    pub(super) fn new(n: usize, sets: usize, lr: i32, w: i32) -> Self {
         assert!((2..=MAXN).contains(&n), "mix34: {n} inputs");
         let mut start = [0; MAXN];
         start[..n - 1].fill(w);
@@ -90,7 +90,7 @@ impl Small {
 
     /// Mixes `x` with weight set `set`; returns the stretched mix.
     #[inline]
-    fn mix(&mut self, x: &[i32], set: usize) -> i32 {
+    pub(super) fn mix(&mut self, x: &[i32], set: usize) -> i32 {
         self.x[..self.n].copy_from_slice(&x[..self.n]);
         self.set = set;
         let dot: i64 = self.weights[set][..self.n]
@@ -106,7 +106,7 @@ impl Small {
     /// Walks the learned weights in a prior's snapshot (set by set, the
     /// first `n` of each as `u32`); restored weights are clamped to the
     /// range training keeps them in.
-    fn visit(&mut self, v: &mut dyn crate::snapshot::Visitor) {
+    pub(super) fn visit(&mut self, v: &mut dyn crate::snapshot::Visitor) {
         let n = self.n;
         for set in &mut self.weights {
             let mut u = set.map(|w| w as u32);
@@ -119,7 +119,7 @@ impl Small {
 
     /// Trains the last mix's weight set on `bit`.
     #[inline]
-    fn update(&mut self, bit: u32) {
+    pub(super) fn update(&mut self, bit: u32) {
         let err = ((((bit as i32) << 16) - self.pr as i32) * self.lr) >> 4;
         let n = self.n;
         for (w, &x) in self.weights[self.set][..n].iter_mut().zip(&self.x[..n]) {

@@ -30,6 +30,7 @@
 mod config;
 mod ctxinputs;
 mod kindmix;
+mod kindmix36;
 mod mix28;
 mod mix30;
 mod mix34;
@@ -190,6 +191,9 @@ pub struct Cm {
     /// Revision 34 (doc/FORMAT.md 4.45.1): the second final layer and the
     /// learned mix of the refinement stages (`mix34.rs`).
     final34: Option<Box<mix34::Final34>>,
+    /// Revision 36 (doc/FORMAT.md 4.47.2): a detected kind's two final
+    /// mixers (`kindmix36.rs`).
+    final36: Option<Box<kindmix36::Final36>>,
     hashes: Vec<u32>,
     buckets: Vec<usize>,
     nodes: Vec<usize>,
@@ -259,6 +263,7 @@ impl Cm {
             text_selector: None,
             final_selector: None,
             final34: None,
+            final36: None,
         };
         if config.since(8) {
             cm.final_sse = Some(FinalSse::new(FINAL_APM_BITS, 6, FINAL_APM_KEEP));
@@ -783,6 +788,7 @@ impl Cm {
         let pm = self.mixer.last();
         // Revision 34 (4.45.1): a second final layer.
         let (d, pm) = self.mix34_layer2(d, pm, i, c1);
+        let (d, pm) = self.kindmix36_layer2(d, pm, i);
         let pa = self.apms.refine(pm, d, c0, self.apm_byte.unwrap_or(c1), h2);
         let ps = match self.sse.as_mut() {
             Some(sse) => sse.refine(pa, &self.sse_byte, c0, i),
@@ -794,6 +800,7 @@ impl Cm {
         };
         // Revision 34 (4.45.1): the learned mix of the stages.
         let p = self.mix34_refine(d, [pa, ps, p], c0, i);
+        let p = self.kindmix36_refine(d, [pa, ps, p], c0, i);
         if !self.config.since(12) {
             return p;
         }
@@ -837,6 +844,7 @@ impl Cm {
         }
         self.kindmix_update(bit);
         self.mix34_update(bit);
+        self.kindmix36_update(bit);
         if let Some(r) = self.runs.as_mut() {
             r.update(bit);
         }
@@ -942,6 +950,7 @@ impl Cm {
             };
         }
         self.kindmix_begin_byte(st.c4);
+        self.kindmix36_begin_byte(c1);
         self.mix28_begin_byte(st);
         // The first bit's APM rows load while the buckets are found.
         self.prefetch_apms(1, 7, c1, h2);
@@ -1052,6 +1061,7 @@ impl Cm {
         {
             self.kindmix_detected(&kind);
             self.install(kind_families(kind, &self.config), false);
+            self.kindmix36_install(&kind);
         }
         b
     }

@@ -37,6 +37,10 @@ impl Cm {
         if let Some(f) = self.final34.as_mut() {
             f.visit(v);
         }
+        // Revision 36 (doc/FORMAT.md 4.47.2): a detected kind's mixers.
+        if let Some(f) = self.final36.as_mut() {
+            f.visit(v);
+        }
         if let Some(r) = self.runs.as_mut() {
             r.visit(v);
         }
