@@ -67,6 +67,7 @@ pub(super) struct Small {
     x: [i32; MAXN],
     n: usize,
     set: usize,
+    /// The last mix's probability (16-bit).
     pub(super) pr: u32,
     lr: i32,
 }
