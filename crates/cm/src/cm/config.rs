@@ -258,6 +258,8 @@ impl CmConfig {
             + if self.since(12) { super::kindmix::MEMORY } else { 0 }
             // Revision 34 (FORMAT 4.45.1): the second final layer and the stage mix.
             + if self.since(34) { super::mix34::MEMORY } else { 0 }
+            // Revision 36 (FORMAT 4.47.1): a detected image's second layer and APMs.
+            + if self.since(36) { super::imgmix36::MEMORY } else { 0 }
             // Revision 28 (FORMAT 4.39.2): the word-position selectors'
             // weight sets (cm/mix28.rs).
             + if self.since(28) { super::mix28::MEMORY } else { 0 }

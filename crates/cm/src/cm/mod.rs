@@ -29,6 +29,7 @@
 
 mod config;
 mod ctxinputs;
+mod imgmix36;
 mod kindmix;
 mod mix28;
 mod mix30;
@@ -190,6 +191,10 @@ pub struct Cm {
     /// Revision 34 (doc/FORMAT.md 4.45.1): the second final layer and the
     /// learned mix of the refinement stages (`mix34.rs`).
     final34: Option<Box<mix34::Final34>>,
+    /// Revision 36 (doc/FORMAT.md 4.47.1): a detected image's layout and
+    /// its mixing and refinement stage (`imgmix36.rs`).
+    img36_info: Option<crate::models::image::ImageInfo>,
+    img36: Option<Box<imgmix36::ImgMix36>>,
     hashes: Vec<u32>,
     buckets: Vec<usize>,
     nodes: Vec<usize>,
@@ -259,6 +264,8 @@ impl Cm {
             text_selector: None,
             final_selector: None,
             final34: None,
+            img36_info: None,
+            img36: None,
         };
         if config.since(8) {
             cm.final_sse = Some(FinalSse::new(FINAL_APM_BITS, 6, FINAL_APM_KEEP));
@@ -470,6 +477,8 @@ impl Cm {
             None if self.text_mix => 256,
             None => 8,
         };
+        // Revision 36 (4.47.1): an image's by channel and bit.
+        let final_sets = self.imgmix36_final_sets(final_sets, configured);
         self.mixer = Mixer2::new(inputs, &chosen, final_sets, 6, 2);
         self.mixer.set_rounded(self.text_mix);
         if self.text_mix && self.config.since(9) {
@@ -480,6 +489,7 @@ impl Cm {
         }
         self.kindmix_weights();
         self.mix34_install(configured);
+        self.imgmix36_install(configured);
         self.families = families;
         self.maps = (0..contexts).map(|_| StateMap::default()).collect();
         self.states = vec![0; contexts];
@@ -777,12 +787,15 @@ impl Cm {
             };
             self.mixer.select_final(set);
         } else {
-            self.mixer.select_final(i as usize);
+            // Revision 36 (4.47.1): an image's by channel and bit.
+            self.mixer.select_final(self.imgmix36_final(i));
         }
         let d = self.mixer.mix();
         let pm = self.mixer.last();
         // Revision 34 (4.45.1): a second final layer.
         let (d, pm) = self.mix34_layer2(d, pm, i, c1);
+        // Revision 36 (4.47.1): a detected image's second final layer.
+        let (d, pm) = self.imgmix36_layer2(d, pm, c0, i);
         let pa = self.apms.refine(pm, d, c0, self.apm_byte.unwrap_or(c1), h2);
         let ps = match self.sse.as_mut() {
             Some(sse) => sse.refine(pa, &self.sse_byte, c0, i),
@@ -800,9 +813,12 @@ impl Cm {
         // Revision 12: the families' last refinement (identity but for the
         // bi-level family, doc/FORMAT.md 4.23.6).
         let families = &mut self.families;
-        self.bit_families
+        let p = self
+            .bit_families
             .iter()
-            .fold(p, |p, &k| families[k].refine_final(p, c0))
+            .fold(p, |p, &k| families[k].refine_final(p, c0));
+        // Revision 36 (4.47.1): a detected image's refinement.
+        self.imgmix36_refine(p, c0)
     }
 
     /// Trains everything [`predict_bit`](Self::predict_bit) used on `bit`.
@@ -837,6 +853,7 @@ impl Cm {
         }
         self.kindmix_update(bit);
         self.mix34_update(bit);
+        self.imgmix36_update(bit);
         if let Some(r) = self.runs.as_mut() {
             r.update(bit);
         }
@@ -942,6 +959,7 @@ impl Cm {
             };
         }
         self.kindmix_begin_byte(st.c4);
+        self.imgmix36_begin_byte(st, data, pos, vis);
         self.mix28_begin_byte(st);
         // The first bit's APM rows load while the buckets are found.
         self.prefetch_apms(1, 7, c1, h2);
@@ -1051,6 +1069,7 @@ impl Cm {
             })
         {
             self.kindmix_detected(&kind);
+            self.imgmix36_detected(&kind);
             self.install(kind_families(kind, &self.config), false);
         }
         b
