@@ -40,9 +40,10 @@ fn revision_36_codes_a_photograph_smaller_than_revision_34() {
     let r34 = coded_len(&data, &config(34));
     let r36 = coded_len(&data, &config(36));
     eprintln!("revision 36 {r36} bytes, revision 34 {r34}");
-    // About 0.5% on the whole photograph; on this small crop demand 0.2%.
+    // 0.43% on the whole photograph, 0.21% on this small crop (48,211
+    // bytes against 48,311): demand 0.1%.
     assert!(
-        r36 * 1000 < r34 * 998,
+        r36 * 1000 < r34 * 999,
         "revision 36 {r36} bytes, revision 34 {r34}"
     );
 }
