@@ -261,6 +261,8 @@ impl CmConfig {
             // Revision 36 (FORMAT 4.47.2): a detected kind's second final
             // layer and stage mix (cm/kindmix36.rs).
             + if self.since(36) { super::kindmix36::MEMORY } else { 0 }
+            // Revision 36 (FORMAT 4.47.1): a detected image's second layer and APMs.
+            + if self.since(36) { super::imgmix36::MEMORY } else { 0 }
             // Revision 28 (FORMAT 4.39.2): the word-position selectors'
             // weight sets (cm/mix28.rs).
             + if self.since(28) { super::mix28::MEMORY } else { 0 }

@@ -29,6 +29,7 @@
 
 mod config;
 mod ctxinputs;
+mod imgmix36;
 mod kindmix;
 mod kindmix36;
 mod mix28;
@@ -194,6 +195,10 @@ pub struct Cm {
     /// Revision 36 (doc/FORMAT.md 4.47.2): a detected kind's two final
     /// mixers (`kindmix36.rs`).
     final36: Option<Box<kindmix36::Final36>>,
+    /// Revision 36 (doc/FORMAT.md 4.47.1): a detected image's layout and
+    /// its mixing and refinement stage (`imgmix36.rs`).
+    img36_info: Option<crate::models::image::ImageInfo>,
+    img36: Option<Box<imgmix36::ImgMix36>>,
     hashes: Vec<u32>,
     buckets: Vec<usize>,
     nodes: Vec<usize>,
@@ -264,6 +269,8 @@ impl Cm {
             final_selector: None,
             final34: None,
             final36: None,
+            img36_info: None,
+            img36: None,
         };
         if config.since(8) {
             cm.final_sse = Some(FinalSse::new(FINAL_APM_BITS, 6, FINAL_APM_KEEP));
@@ -475,6 +482,8 @@ impl Cm {
             None if self.text_mix => 256,
             None => 8,
         };
+        // Revision 36 (4.47.1): an image's by channel and bit.
+        let final_sets = self.imgmix36_final_sets(final_sets, configured);
         self.mixer = Mixer2::new(inputs, &chosen, final_sets, 6, 2);
         self.mixer.set_rounded(self.text_mix);
         if self.text_mix && self.config.since(9) {
@@ -485,6 +494,7 @@ impl Cm {
         }
         self.kindmix_weights();
         self.mix34_install(configured);
+        self.imgmix36_install(configured);
         self.families = families;
         self.maps = (0..contexts).map(|_| StateMap::default()).collect();
         self.states = vec![0; contexts];
@@ -782,13 +792,16 @@ impl Cm {
             };
             self.mixer.select_final(set);
         } else {
-            self.mixer.select_final(i as usize);
+            // Revision 36 (4.47.1): an image's by channel and bit.
+            self.mixer.select_final(self.imgmix36_final(i));
         }
         let d = self.mixer.mix();
         let pm = self.mixer.last();
         // Revision 34 (4.45.1): a second final layer.
         let (d, pm) = self.mix34_layer2(d, pm, i, c1);
         let (d, pm) = self.kindmix36_layer2(d, pm, i);
+        // Revision 36 (4.47.1): a detected image's second final layer.
+        let (d, pm) = self.imgmix36_layer2(d, pm, c0, i);
         let pa = self.apms.refine(pm, d, c0, self.apm_byte.unwrap_or(c1), h2);
         let ps = match self.sse.as_mut() {
             Some(sse) => sse.refine(pa, &self.sse_byte, c0, i),
@@ -807,9 +820,12 @@ impl Cm {
         // Revision 12: the families' last refinement (identity but for the
         // bi-level family, doc/FORMAT.md 4.23.6).
         let families = &mut self.families;
-        self.bit_families
+        let p = self
+            .bit_families
             .iter()
-            .fold(p, |p, &k| families[k].refine_final(p, c0))
+            .fold(p, |p, &k| families[k].refine_final(p, c0));
+        // Revision 36 (4.47.1): a detected image's refinement.
+        self.imgmix36_refine(p, c0)
     }
 
     /// Trains everything [`predict_bit`](Self::predict_bit) used on `bit`.
@@ -845,6 +861,7 @@ impl Cm {
         self.kindmix_update(bit);
         self.mix34_update(bit);
         self.kindmix36_update(bit);
+        self.imgmix36_update(bit);
         if let Some(r) = self.runs.as_mut() {
             r.update(bit);
         }
@@ -951,6 +968,7 @@ impl Cm {
         }
         self.kindmix_begin_byte(st.c4);
         self.kindmix36_begin_byte(c1);
+        self.imgmix36_begin_byte(st, data, pos, vis);
         self.mix28_begin_byte(st);
         // The first bit's APM rows load while the buckets are found.
         self.prefetch_apms(1, 7, c1, h2);
@@ -1060,6 +1078,7 @@ impl Cm {
             })
         {
             self.kindmix_detected(&kind);
+            self.imgmix36_detected(&kind);
             self.install(kind_families(kind, &self.config), false);
             self.kindmix36_install(&kind);
         }

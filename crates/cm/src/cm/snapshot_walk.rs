@@ -41,6 +41,10 @@ impl Cm {
         if let Some(f) = self.final36.as_mut() {
             f.visit(v);
         }
+        // Revision 36 (doc/FORMAT.md 4.47.1): a detected image's stage.
+        if let Some(m) = self.img36.as_mut() {
+            m.visit(v);
+        }
         if let Some(r) = self.runs.as_mut() {
             r.visit(v);
         }
