@@ -140,6 +140,9 @@ impl CmConfig {
             + if self.since(7) { crate::models::jpeg7::MEMORY } else { 0 }
             // Revision 8, JPEG (FORMAT 4.19.2): that family's table doubled.
             + if self.since(8) { crate::models::jpeg7::MEMORY_MAX_LINE } else { 0 }
+            // Revision 36, JPEG (FORMAT 4.47.4): the revision-36 family's
+            // table, mixers and APM (models/jpeg36.rs).
+            + if self.since(36) { crate::models::jpeg36::MEMORY } else { 0 }
             // Revision 9, text mixing (FORMAT 4.20.1): a u16 update count
             // per first-layer weight set of the configured families' mixer
             // (under 2^17 sets with every selector).

@@ -37,6 +37,7 @@ use crate::models::image32::Image32Contexts;
 use crate::models::indirect::IndirectContexts;
 use crate::models::jpeg::JpegContexts;
 use crate::models::jpeg7::Jpeg7Contexts;
+use crate::models::jpeg36::Jpeg36Contexts;
 use crate::models::m68k::WordBeContexts;
 use crate::models::m68k5::M68k5Contexts;
 use crate::models::m68k7::M68k7Contexts;
@@ -124,6 +125,11 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
         // Revision 7 (doc/FORMAT.md 4.18.2): the JPEG family of revision 7
         // (revision 8: its larger table), with order 1 only (the longer
         // orders only add noise in a scan).
+        // Revision 36 (doc/FORMAT.md 4.47.4): revision 8's family wrapped.
+        DataKind::Jpeg if config.since(36) => vec![
+            Box::new(OrderContexts::new(0b1, 0)),
+            Box::new(Jpeg36Contexts::new()),
+        ],
         DataKind::Jpeg if config.since(7) => vec![
             Box::new(OrderContexts::new(0b1, 0)),
             Box::new(Jpeg7Contexts::new(config.since(8))),

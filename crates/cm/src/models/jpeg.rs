@@ -517,7 +517,7 @@ impl JpegContexts {
     }
 
     /// The current block's component (scan index) and column.
-    fn block_position(&self) -> (usize, usize, bool) {
+    pub(crate) fn block_position(&self) -> (usize, usize, bool) {
         let (s, h, v) = self.mcu_blocks[self.block];
         let (mx, my) = (self.mcu % self.mcus_x, self.mcu / self.mcus_x);
         let c = self.frame[self.scan[s].frame];

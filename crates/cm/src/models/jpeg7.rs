@@ -105,7 +105,7 @@ fn gradient_predictions(b: &JpegContexts, k: usize, quant: &[u16; 64]) -> (i32, 
 #[derive(Debug, Clone)]
 pub(crate) struct Jpeg7Contexts {
     /// Revision 5's family: the decoder and its own predictions.
-    base: JpegContexts,
+    pub(crate) base: JpegContexts,
     /// `base.codes` when the contexts were last computed.
     seen: u32,
     ctx: [u32; CONTEXTS],
@@ -294,7 +294,7 @@ impl Jpeg7Contexts {
 /// A signed value in 6 bits: exact below 16, then two steps per octave
 /// (magnitude), plus 32 if negative.
 #[inline]
-fn fine(v: i32) -> u32 {
+pub(crate) fn fine(v: i32) -> u32 {
     let m = v.unsigned_abs();
     let b = if m < 16 {
         m

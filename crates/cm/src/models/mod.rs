@@ -46,6 +46,7 @@ pub(crate) mod image32;
 pub(crate) mod image7;
 pub(crate) mod indirect;
 pub(crate) mod jpeg;
+pub(crate) mod jpeg36;
 pub(crate) mod jpeg7;
 pub(crate) mod m68k;
 pub(crate) mod m68k12;
