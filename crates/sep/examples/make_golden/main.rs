@@ -216,8 +216,10 @@ fn models() -> Vec<(&'static str, Model)> {
         ("max-r30", preset_r(Preset::Max, 30)),
         // CM revision 32 (4.43): `max` before revision 34.
         ("max-r32", preset_r(Preset::Max, 32)),
-        // CM revision 34 (4.45): today's `max`.
+        // CM revision 34 (4.45): `max` before revision 36.
         ("max-r34", preset_r(Preset::Max, 34)),
+        // CM revision 36 (4.47): today's `max`.
+        ("max-r36", preset_r(Preset::Max, 36)),
         // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13),
         // pinned at CM revision 2 (the revision `max` had then), and at
         // revision 6, and at revision 8 (today's `ultra`).
@@ -250,6 +252,8 @@ fn models() -> Vec<(&'static str, Model)> {
         ("ultra-r32-k4", ultra_kind4(32)),
         // `ultra` from stop 40 (CM revision 34).
         ("ultra-r34-k4", ultra_kind4(34)),
+        // `ultra` from stop 41 (CM revision 36).
+        ("ultra-r36-k4", ultra_kind4(36)),
         // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
         // section 4.14).
         ("fast-r3", fast_r3()),
@@ -439,6 +443,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r30",
             "max-r32",
             "max-r34",
+            "max-r36",
         ];
         if ["mix2", "default-r1", "default-r2"].contains(&name) || detecting.contains(&name) {
             for input in [
@@ -481,6 +486,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r30",
             "max-r32",
             "max-r34",
+            "max-r36",
         ]
         .contains(&name)
         {
@@ -553,6 +559,13 @@ fn golden_list() -> Vec<Golden> {
         archive: "ultra-r34-k4.grammar-streamed.sep".into(),
         input: "grammar.lsp",
         model: ultra_kind4(34),
+        block_size: None,
+        streamed: true,
+    });
+    list.push(Golden {
+        archive: "ultra-r36-k4.grammar-streamed.sep".into(),
+        input: "grammar.lsp",
+        model: ultra_kind4(36),
         block_size: None,
         streamed: true,
     });
