@@ -20,9 +20,8 @@
 
 use super::Cm;
 use super::mix34::{BIAS, MAXN, Small};
-use crate::logistic::{squash, stretch};
+use crate::logistic::squash;
 use crate::models::detect::DataKind;
-use crate::prim::expected_bit;
 
 /// The stage mix's inputs: the mixer's output, three stages and a bias.
 const STAGE_INPUTS: usize = 5;
@@ -136,11 +135,7 @@ impl Cm {
         let Some(f) = self.final36.as_mut() else {
             return p;
         };
-        let m = expected_bit(self.sse_byte.expected, c0, i).map_or(0, |bit| 1 + bit);
-        let x = [d, stretch(stages[0]), stretch(stages[1]), stretch(p), BIAS];
-        f.stages.mix(&x, (m << 8 | c0) as usize);
-        let q = f.stages.pr;
-        ((p + q + 1) >> 1).clamp(1, 65535)
+        super::mix34::stage_mix(&mut f.stages, self.sse_byte.expected, d, stages, c0, i)
     }
 
     /// Revision 36: trains both mixers on `bit`.

@@ -176,11 +176,7 @@ impl Cm {
         let Some(f) = self.final34.as_mut() else {
             return p;
         };
-        let m = expected_bit(self.sse_byte.expected, c0, i).map_or(0, |bit| 1 + bit);
-        let x = [d, stretch(stages[0]), stretch(stages[1]), stretch(p), BIAS];
-        f.stages.mix(&x, (m << 8 | c0) as usize);
-        let q = f.stages.pr;
-        ((p + q + 1) >> 1).clamp(1, 65535)
+        stage_mix(&mut f.stages, self.sse_byte.expected, d, stages, c0, i)
     }
 
     /// Revision 34: the second final layer over the main mixer's set
@@ -212,4 +208,25 @@ impl Cm {
             f.layer2.update(bit);
         }
     }
+}
+
+/// The stage mix's step (revision 34's for the configured families, 36's
+/// for a detected kind): `mixer` mixes the main mixer's stretched `d`, the
+/// stages' stretched outputs and the bias in weight set `m * 256 + c0`
+/// (`m` the match state for the expected byte `expected`, 0 for none, with
+/// its leading 1), and its output is averaged with the last stage's.
+#[inline]
+pub(super) fn stage_mix(
+    mixer: &mut Small,
+    expected: u32,
+    d: i32,
+    stages: [u32; 3],
+    c0: u32,
+    i: u32,
+) -> u32 {
+    let p = stages[2];
+    let m = expected_bit(expected, c0, i).map_or(0, |bit| 1 + bit);
+    let x = [d, stretch(stages[0]), stretch(stages[1]), stretch(p), BIAS];
+    mixer.mix(&x, (m << 8 | c0) as usize);
+    ((p + mixer.pr + 1) >> 1).clamp(1, 65535)
 }

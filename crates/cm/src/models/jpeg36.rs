@@ -24,12 +24,11 @@
 //! model's probability with two APMs keyed by the code state.
 
 use super::jpeg::{Mode, UNZIGZAG, ZIGZAG, bucket};
-use super::jpeg7::{Jpeg7Contexts, fine};
+use super::jpeg7::{Jpeg7Contexts, Slots, fine};
 use super::{ContextModel, forward_family, hash2};
 use crate::apm::Apm;
 use crate::logistic::stretch;
-use crate::prim::{AdaptiveProbs, Mixer, StateMap};
-use crate::state::STATES;
+use crate::prim::Mixer;
 
 /// Bits of the new contexts' table index.
 const TABLE_BITS: u32 = 22;
@@ -108,10 +107,7 @@ pub(crate) struct Jpeg36Contexts {
     nbr_rest: [u32; 65],
     nbr_last: u32,
     ctx: [u32; CONTEXTS],
-    idx: [usize; CONTEXTS],
-    table: AdaptiveProbs,
-    states: Vec<u8>,
-    maps: Vec<StateMap>,
+    slots: Slots<CONTEXTS>,
     mixers: Vec<Mixer<MIX_INPUTS>>,
     fin: Mixer<FINAL_INPUTS>,
     apm: Apm,
@@ -142,10 +138,7 @@ impl Jpeg36Contexts {
             nbr_rest: [0; 65],
             nbr_last: 0,
             ctx: [0; CONTEXTS],
-            idx: [0; CONTEXTS],
-            table: AdaptiveProbs::new(1 << TABLE_BITS, LIMIT),
-            states: vec![0; 1 << TABLE_BITS],
-            maps: vec![StateMap::default(); CONTEXTS],
+            slots: Slots::new(TABLE_BITS, LIMIT),
             mixers: MIX_SETS
                 .iter()
                 .map(|&n| Mixer::new(n, 3, 1 << 12))
@@ -310,16 +303,7 @@ impl ContextModel for Jpeg36Contexts {
         let hs = b.bit_state();
         let mut x = [0i32; MIX_INPUTS];
         x[..INNER].copy_from_slice(&o7);
-        for j in 0..CONTEXTS {
-            let i = (hash2(self.ctx[j], hs) >> (32 - TABLE_BITS)) as usize;
-            self.idx[j] = i;
-            x[INNER + j] = if self.table.count(i) == 0 {
-                0
-            } else {
-                self.table.stretched(i)
-            };
-            x[INNER + CONTEXTS + j] = self.maps[j].stretched(self.states[i]);
-        }
+        self.slots.inputs(&self.ctx, hs, &mut x[INNER..]);
         x[MIX_INPUTS - 1] = 256;
         let chroma = usize::from(b.scan[b.scan_component()].frame > 0);
         let mode = b.mode as usize;
@@ -398,12 +382,7 @@ impl ContextModel for Jpeg36Contexts {
             for a in &mut self.final_apms {
                 a.update(bit);
             }
-            for (&i, map) in self.idx.iter().zip(&mut self.maps) {
-                let s = self.states[i];
-                map.update(s, bit, 1023);
-                self.states[i] = STATES.next(s, bit);
-                self.table.update(i, bit);
-            }
+            self.slots.update(bit);
             for m in &mut self.mixers {
                 m.update(bit);
             }

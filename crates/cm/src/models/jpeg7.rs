@@ -109,10 +109,7 @@ pub(crate) struct Jpeg7Contexts {
     /// `base.codes` when the contexts were last computed.
     seen: u32,
     ctx: [u32; CONTEXTS],
-    idx: [usize; CONTEXTS],
-    table: AdaptiveProbs,
-    states: Vec<u8>,
-    maps: Vec<StateMap>,
+    slots: Slots<CONTEXTS>,
     mixers: Vec<Mixer<MIX_INPUTS>>,
     fin: Mixer<FINAL_INPUTS>,
     apm1: Apm,
@@ -120,8 +117,6 @@ pub(crate) struct Jpeg7Contexts {
     /// Contexts of the APMs for the current code (bit state added per bit).
     apm_ctx: [u32; 2],
     predicted: bool,
-    /// Bits of the table index.
-    bits: u32,
     /// The last block decoded of each scan component (zigzag order).
     last: Vec<[i32; 64]>,
     /// `base.block` and `base.mcu` when `last` was last brought up to date.
@@ -144,11 +139,7 @@ impl Jpeg7Contexts {
             base,
             seen: 0,
             ctx: [0; CONTEXTS],
-            idx: [0; CONTEXTS],
-            table: AdaptiveProbs::new(1 << bits, LIMIT),
-            states: vec![0; 1 << bits],
-            bits,
-            maps: vec![StateMap::default(); CONTEXTS],
+            slots: Slots::new(bits, LIMIT),
             mixers: MIX_SETS
                 .iter()
                 .map(|&n| Mixer::new(n, 3, 1 << 10))
@@ -329,17 +320,7 @@ impl ContextModel for Jpeg7Contexts {
         let mut x = [0i32; MIX_INPUTS];
         x[..jpeg::MIX_INPUTS].copy_from_slice(&self.base.inputs);
         let first = jpeg::MIX_INPUTS;
-        for j in 0..CONTEXTS {
-            let i = (hash2(self.ctx[j], hs) >> (32 - self.bits)) as usize;
-            self.idx[j] = i;
-            let p = if self.table.count(i) == 0 {
-                0
-            } else {
-                self.table.stretched(i)
-            };
-            x[first + j] = p;
-            x[first + CONTEXTS + j] = self.maps[j].stretched(self.states[i]);
-        }
+        self.slots.inputs(&self.ctx, hs, &mut x[first..]);
         let b = &self.base;
         let chroma = usize::from(b.scan[b.scan_component()].frame > 0);
         let mode = b.mode as usize;
@@ -379,12 +360,7 @@ impl ContextModel for Jpeg7Contexts {
 
     fn update_bit(&mut self, bit: u32) {
         if self.predicted {
-            for (&i, map) in self.idx.iter().zip(&mut self.maps) {
-                let s = self.states[i];
-                map.update(s, bit, 1023);
-                self.states[i] = STATES.next(s, bit);
-                self.table.update(i, bit);
-            }
+            self.slots.update(bit);
             for m in &mut self.mixers {
                 m.update(bit);
             }
@@ -398,6 +374,63 @@ impl ContextModel for Jpeg7Contexts {
 
     fn detected(&self) -> bool {
         true
+    }
+}
+
+/// The hashed contexts of a JPEG family (revision 7's here, revision 36's
+/// in `jpeg36.rs`): for context `j` and the decoder's bit state `hs`, slot
+/// `i = hash2(ctx[j], hs) >> (32 - bits)` holds an adaptive probability
+/// (count limit `limit`) and a bit history read through context `j`'s own
+/// state map.
+#[derive(Debug, Clone)]
+pub(crate) struct Slots<const N: usize> {
+    /// Bits of the slot index.
+    bits: u32,
+    /// Each context's slot for the current bit.
+    idx: [usize; N],
+    table: AdaptiveProbs,
+    states: Vec<u8>,
+    maps: Vec<StateMap>,
+}
+
+impl<const N: usize> Slots<N> {
+    /// `2^bits` fresh slots.
+    pub(crate) fn new(bits: u32, limit: u32) -> Self {
+        Slots {
+            bits,
+            idx: [0; N],
+            table: AdaptiveProbs::new(1 << bits, limit),
+            states: vec![0; 1 << bits],
+            maps: vec![StateMap::default(); N],
+        }
+    }
+
+    /// Finds the contexts' slots for bit state `hs` and writes context `j`'s
+    /// inputs: `x[j]`, its probability's stretch (0 for a slot never
+    /// trained), and `x[N + j]`, its bit history's.
+    #[inline]
+    pub(crate) fn inputs(&mut self, ctx: &[u32; N], hs: u32, x: &mut [i32]) {
+        for j in 0..N {
+            let i = (hash2(ctx[j], hs) >> (32 - self.bits)) as usize;
+            self.idx[j] = i;
+            x[j] = if self.table.count(i) == 0 {
+                0
+            } else {
+                self.table.stretched(i)
+            };
+            x[N + j] = self.maps[j].stretched(self.states[i]);
+        }
+    }
+
+    /// Trains the slots [`Slots::inputs`] found on `bit`.
+    #[inline]
+    pub(crate) fn update(&mut self, bit: u32) {
+        for (&i, map) in self.idx.iter().zip(&mut self.maps) {
+            let s = self.states[i];
+            map.update(s, bit, 1023);
+            self.states[i] = STATES.next(s, bit);
+            self.table.update(i, bit);
+        }
     }
 }
 
