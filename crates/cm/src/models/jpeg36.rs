@@ -24,7 +24,7 @@
 //! model's probability with two APMs keyed by the code state.
 
 use super::jpeg::{Mode, UNZIGZAG, ZIGZAG, bucket};
-use super::jpeg7::{Jpeg7Contexts, Slots, fine};
+use super::jpeg7::{Jpeg7Contexts, Slots, fine, mixer_sets};
 use super::{ContextModel, forward_family, hash2};
 use crate::apm::Apm;
 use crate::logistic::stretch;
@@ -305,24 +305,8 @@ impl ContextModel for Jpeg36Contexts {
         x[..INNER].copy_from_slice(&o7);
         self.slots.inputs(&self.ctx, hs, &mut x[INNER..]);
         x[MIX_INPUTS - 1] = 256;
-        let chroma = usize::from(b.scan[b.scan_component()].frame > 0);
-        let mode = b.mode as usize;
-        let k = b.k.min(63);
-        let extra = if matches!(b.mode, Mode::DcExtra | Mode::AcExtra) {
-            b.size as usize
-        } else {
-            0
-        };
-        let prefix = match b.mode {
-            Mode::DcCode | Mode::AcCode if b.len < 8 => (1 << b.len) | b.code as usize & 255,
-            Mode::DcCode | Mode::AcCode => 0,
-            _ => 256 + (extra.min(15) << 4 | b.len.min(15)),
-        };
-        let sets = [
-            (chroma * 4 + mode) * 64 + k,
-            (mode * 2 + chroma) * 512 + prefix,
-            self.mag_set,
-        ];
+        let [s0, s1] = mixer_sets(b);
+        let sets = [s0, s1, self.mag_set];
         self.sets = [sets[2], sets[1], self.pred_set];
         let mut f = [0i32; FINAL_INPUTS];
         for (j, (m, &set)) in self.mixers.iter_mut().zip(&sets).enumerate() {

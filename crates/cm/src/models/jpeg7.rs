@@ -321,24 +321,7 @@ impl ContextModel for Jpeg7Contexts {
         x[..jpeg::MIX_INPUTS].copy_from_slice(&self.base.inputs);
         let first = jpeg::MIX_INPUTS;
         self.slots.inputs(&self.ctx, hs, &mut x[first..]);
-        let b = &self.base;
-        let chroma = usize::from(b.scan[b.scan_component()].frame > 0);
-        let mode = b.mode as usize;
-        let k = b.k.min(63);
-        let extra = if matches!(b.mode, Mode::DcExtra | Mode::AcExtra) {
-            b.size as usize
-        } else {
-            0
-        };
-        let prefix = match b.mode {
-            Mode::DcCode | Mode::AcCode if b.len < 8 => (1 << b.len) | b.code as usize & 255,
-            Mode::DcCode | Mode::AcCode => 0,
-            _ => 256 + (extra.min(15) << 4 | b.len.min(15)),
-        };
-        let sets = [
-            (chroma * 4 + mode) * 64 + k,
-            (mode * 2 + chroma) * 512 + prefix,
-        ];
+        let sets = mixer_sets(&self.base);
         let mut f = [0i32; FINAL_INPUTS];
         for (j, (m, &set)) in self.mixers.iter_mut().zip(&sets).enumerate() {
             f[j] = m.mix(x, set);
@@ -375,6 +358,32 @@ impl ContextModel for Jpeg7Contexts {
     fn detected(&self) -> bool {
         true
     }
+}
+
+/// The weight sets of revision 7's two first-layer mixers for the
+/// decoder's state `b` (revision 36's family uses them too): the component
+/// (luma or chroma) x the decoder's mode x the zigzag index `k`, and the
+/// mode x component x the code's prefix (the bits of a Huffman code read so
+/// far with a leading 1 while under 8, else 0; for extra bits 256 plus the
+/// coefficient's size and the bits read, each at most 15).
+pub(crate) fn mixer_sets(b: &JpegContexts) -> [usize; 2] {
+    let chroma = usize::from(b.scan[b.scan_component()].frame > 0);
+    let mode = b.mode as usize;
+    let k = b.k.min(63);
+    let extra = if matches!(b.mode, Mode::DcExtra | Mode::AcExtra) {
+        b.size as usize
+    } else {
+        0
+    };
+    let prefix = match b.mode {
+        Mode::DcCode | Mode::AcCode if b.len < 8 => (1 << b.len) | b.code as usize & 255,
+        Mode::DcCode | Mode::AcCode => 0,
+        _ => 256 + (extra.min(15) << 4 | b.len.min(15)),
+    };
+    [
+        (chroma * 4 + mode) * 64 + k,
+        (mode * 2 + chroma) * 512 + prefix,
+    ]
 }
 
 /// The hashed contexts of a JPEG family (revision 7's here, revision 36's
