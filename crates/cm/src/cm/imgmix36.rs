@@ -35,10 +35,10 @@
 //! The model calls these helpers from `install`, `code_byte`,
 //! `predict_bit`, `update_bit` and `end_byte` (one line each).
 
-use super::mix34::{BIAS, MAXN, Small};
+use super::mix34::{MAXN, Small, layer2_step};
 use super::{Cm, CmStream};
 use crate::apm::Apm;
-use crate::logistic::{squash, stretch};
+use crate::logistic::stretch;
 use crate::matcher::Visibility;
 use crate::models::ByteCtx;
 use crate::models::detect::DataKind;
@@ -226,15 +226,8 @@ impl Cm {
         let Some(m) = self.img36.as_mut() else {
             return (d, pm);
         };
-        let mut x = [0i32; MAXN];
-        let outs = self.mixer.set_outputs();
-        for (x, &o) in x.iter_mut().zip(outs) {
-            *x = i32::from(o);
-        }
-        x[outs.len()] = BIAS;
         let set = m.l2_set(c0, i);
-        let d = (d + m.layer2.mix(&x, set)) >> 1;
-        (d, squash(d))
+        layer2_step(&mut m.layer2, self.mixer.set_outputs(), d, set)
     }
 
     /// Revision 36: the image APMs' refinement of `p` (`p` without the

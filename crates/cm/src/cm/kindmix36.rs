@@ -6,7 +6,7 @@
 //! of the previous byte.
 //!
 //! Every detected kind gets them but images (`imgmix36.rs` is theirs),
-//! JPEG (its own model) and spreadsheets (kennedy.xls +1.3%: its coded
+//! JPEG (its own model) and spreadsheets (kennedy.xls +2.5%: its coded
 //! size is small and the mixers' weight sets do not learn in time).
 //!
 //! Measured and left out (FORMAT 4.47.2): the kind's APMs keyed by its
@@ -19,8 +19,7 @@
 //! (one line each).
 
 use super::Cm;
-use super::mix34::{BIAS, MAXN, Small};
-use crate::logistic::squash;
+use super::mix34::{MAXN, Small, layer2_step, stage_mix};
 use crate::models::detect::DataKind;
 
 /// The stage mix's inputs: the mixer's output, three stages and a bias.
@@ -113,15 +112,8 @@ impl Cm {
         let Some(f) = self.final36.as_mut() else {
             return (d, pm);
         };
-        let mut x = [0i32; MAXN];
-        let outs = self.mixer.set_outputs();
-        for (x, &o) in x.iter_mut().zip(outs) {
-            *x = i32::from(o);
-        }
-        x[outs.len()] = BIAS;
-        let d2 = f.layer2.mix(&x, f.state << 3 | i as usize);
-        let d = (d + d2) >> 1;
-        (d, squash(d))
+        let set = f.state << 3 | i as usize;
+        layer2_step(&mut f.layer2, self.mixer.set_outputs(), d, set)
     }
 
     /// Revision 36: the stage mix (as revision 34's, `mix34_refine`) of
@@ -135,7 +127,7 @@ impl Cm {
         let Some(f) = self.final36.as_mut() else {
             return p;
         };
-        super::mix34::stage_mix(&mut f.stages, self.sse_byte.expected, d, stages, c0, i)
+        stage_mix(&mut f.stages, self.sse_byte.expected, d, stages, c0, i)
     }
 
     /// Revision 36: trains both mixers on `bit`.

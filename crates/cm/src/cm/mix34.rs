@@ -55,7 +55,7 @@ const L2_SETS: usize = 256 * 8;
 const L2_LR: i32 = 1;
 
 /// The bias input.
-pub(super) const BIAS: i32 = 256;
+const BIAS: i32 = 256;
 
 /// Bytes [`Final34`] allocates (counted in `CmConfig::memory_bytes`).
 pub(crate) const MEMORY: u64 = ((STAGE_SETS + L2_SETS) * MAXN * 4) as u64;
@@ -189,15 +189,12 @@ impl Cm {
         let Some(f) = self.final34.as_mut() else {
             return (d, pm);
         };
-        let mut x = [0i32; MAXN];
-        let outs = self.mixer.set_outputs();
-        for (x, &o) in x.iter_mut().zip(outs) {
-            *x = i32::from(o);
-        }
-        x[outs.len()] = BIAS;
-        let d2 = f.layer2.mix(&x, (c1 << 3 | i) as usize);
-        let d = (d + d2) >> 1;
-        (d, squash(d))
+        layer2_step(
+            &mut f.layer2,
+            self.mixer.set_outputs(),
+            d,
+            (c1 << 3 | i) as usize,
+        )
     }
 
     /// Revision 34: trains both mixers on `bit`.
@@ -229,4 +226,20 @@ pub(super) fn stage_mix(
     let x = [d, stretch(stages[0]), stretch(stages[1]), stretch(p), BIAS];
     mixer.mix(&x, (m << 8 | c0) as usize);
     ((p + mixer.pr + 1) >> 1).clamp(1, 65535)
+}
+
+/// The second final layer's step (revision 34's for the configured
+/// families, 36's for a detected kind and a detected image): `layer2` mixes
+/// the main mixer's per-selector outputs `outs` and the bias in weight set
+/// `set`, and its stretched output is averaged with the main mixer's `d`;
+/// returns the stretched and 16-bit mix the APMs refine.
+#[inline]
+pub(super) fn layer2_step(layer2: &mut Small, outs: &[i16], d: i32, set: usize) -> (i32, u32) {
+    let mut x = [0i32; MAXN];
+    for (x, &o) in x.iter_mut().zip(outs) {
+        *x = i32::from(o);
+    }
+    x[outs.len()] = BIAS;
+    let d = (d + layer2.mix(&x, set)) >> 1;
+    (d, squash(d))
 }

@@ -122,14 +122,14 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
 /// revision-1 model detects the kind of a block (doc/FORMAT.md 4.11).
 pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
     match kind {
-        // Revision 7 (doc/FORMAT.md 4.18.2): the JPEG family of revision 7
-        // (revision 8: its larger table), with order 1 only (the longer
-        // orders only add noise in a scan).
         // Revision 36 (doc/FORMAT.md 4.47.4): revision 8's family wrapped.
         DataKind::Jpeg if config.since(36) => vec![
             Box::new(OrderContexts::new(0b1, 0)),
             Box::new(Jpeg36Contexts::new()),
         ],
+        // Revision 7 (doc/FORMAT.md 4.18.2): the JPEG family of revision 7
+        // (revision 8: its larger table), with order 1 only (the longer
+        // orders only add noise in a scan).
         DataKind::Jpeg if config.since(7) => vec![
             Box::new(OrderContexts::new(0b1, 0)),
             Box::new(Jpeg7Contexts::new(config.since(8))),
