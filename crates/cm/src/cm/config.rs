@@ -127,6 +127,10 @@ impl CmConfig {
             // second cascade per channel and two final APMs (186 KiB),
             // under 512 KiB more.
             + if self.since(14) { 512 << 10 } else { 0 }
+            // Revision 38 audio (models/audio38.rs): three NLMS stages'
+            // rings and weights of two channels and a third final APM
+            // (about 200 KiB), under 256 KiB more.
+            + if self.since(38) { 256 << 10 } else { 0 }
             // Revision 4: the indirect family's byte histories (and its two
             // contexts' state maps, counted in `slots` above).
             + if self.revision >= 4 { crate::models::indirect::IndirectContexts::MEMORY } else { 0 }

@@ -15,6 +15,7 @@ use crate::matcher::Visibility;
 
 pub(crate) mod audio;
 pub(crate) mod audio14;
+pub(crate) mod audio38;
 pub(crate) mod audio4;
 pub(crate) mod biff;
 pub(crate) mod biff12;
