@@ -7,6 +7,7 @@
 mod common;
 
 mod audio14_rev14;
+mod audio38_rev38;
 mod audio4;
 mod biff32_rev32;
 mod code_models;

@@ -4,7 +4,7 @@
 //! signal with a period longer than revision 14's predictors reach (plus
 //! noise) smaller than revision 36 (it fails if the NLMS stages are off).
 
-mod common;
+use crate::common;
 use common::{Noise, coded_len, config, round_trip_each, wav_header, xorshift64};
 
 /// A WAV file of `frames` frames repeating a random smooth waveform of
