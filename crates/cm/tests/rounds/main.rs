@@ -15,6 +15,7 @@ mod code_rev10;
 mod code_rev12;
 mod code_rev7;
 mod ctx_rev12;
+mod elf38_rev38;
 mod float18_rev18;
 mod float24_rev24;
 mod float26_rev26;
