@@ -41,8 +41,8 @@ fn revision_38_codes_a_photograph_smaller_than_revision_36() {
     let r36 = coded_len(&data, &config(36));
     let r38 = coded_len(&data, &config(38));
     eprintln!("revision 38 {r38} bytes, revision 36 {r36}");
-    // 0.42% on the whole photograph, 0.09% on this small crop at the
-    // tests' small tables (48,166 bytes against 48,211): demand 0.05%.
+    // 0.45% on the whole photograph, 0.11% on this small crop at the
+    // tests' small tables (48,158 bytes against 48,211): demand 0.05%.
     assert!(
         r38 * 10000 < r36 * 9995,
         "revision 38 {r38} bytes, revision 36 {r36}"
