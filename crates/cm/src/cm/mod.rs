@@ -30,6 +30,7 @@
 mod config;
 mod ctxinputs;
 mod imgmix36;
+mod imgmix38;
 mod kindmix;
 mod kindmix36;
 mod mix28;
@@ -446,8 +447,10 @@ impl Cm {
         // `word`, from revision 2 on) the text family: `registry.rs`.
         let text_first = (configured && self.config.word && self.config.revision >= 2)
             .then(|| families.first().map_or(0, |f| f.contexts()));
+        // Revision 38 (4.49.2): every context of a detected image.
         self.confidence = self
-            .kindmix_confidence(contexts, most - others.min(most))
+            .imgmix38_confidence(configured, contexts, most - others.min(most))
+            .or_else(|| self.kindmix_confidence(contexts, most - others.min(most)))
             .unwrap_or_else(|| {
                 confidence_contexts(
                     self.config.revision,

@@ -297,6 +297,14 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             Box::new(OrderContexts::new(0, 0)),
             Box::new(AudioContexts::new(a)),
         ],
+        // Revision 38 (doc/FORMAT.md 4.49.2): revision 32's families, the
+        // revision-14 family's last mixer rounded and slower.
+        DataKind::Image(i) if config.since(38) && matches!(i.pixel_bytes, 3 | 4) => vec![
+            Box::new(OrderContexts::new(0b1, 0)),
+            Box::new(Image14Contexts::new(i).with_revision38_last_mixer()),
+            Box::new(Image22Contexts::new(i)),
+            Box::new(Image32Contexts::new(i)),
+        ],
         // Revision 32 (doc/FORMAT.md 4.43.4): learnt maps per predictor.
         DataKind::Image(i) if config.since(32) && matches!(i.pixel_bytes, 3 | 4) => vec![
             Box::new(OrderContexts::new(0b1, 0)),

@@ -47,6 +47,8 @@ const LAST_SETS: [usize; 2] = [CHANNELS * 16 * 8, CHANNELS * 256];
 const LAST_WEIGHT: i16 = 1800;
 const LAST_RATE: i32 = 6;
 const LAST_FINAL_RATE: i32 = 2;
+/// Revision 38 (doc/FORMAT.md 4.49.2): the last mixer's first-layer rate.
+const REV38_LAST_RATE: i32 = 4;
 /// The final APMs' adaptation shift.
 const APM_RATE: u32 = 7;
 
@@ -107,6 +109,16 @@ impl Image14Contexts {
             last,
             pending: false,
         }
+    }
+
+    /// CM revision 38 (doc/FORMAT.md 4.49.2): the last mixer's first-layer
+    /// updates rounded to nearest (section 4.19.1) and its first-layer
+    /// rate [`REV38_LAST_RATE`] instead of [`LAST_RATE`] (final layer
+    /// unchanged); the rest of the family as revision 14's.
+    pub fn with_revision38_last_mixer(mut self) -> Self {
+        self.last.set_rounded(true);
+        self.last.set_rates(REV38_LAST_RATE, LAST_FINAL_RATE);
+        self
     }
 
     /// Everything the revision-14 part derives from the byte's
