@@ -42,8 +42,8 @@ fn revision_38_round_trips_lying_headers_and_few_inputs() {
 }
 
 /// The frozen README and FORMAT samples (52 KB of English prose and
-/// markup, one stream): revision 38's two selectors code it smaller than
-/// revision 36 (measured MEASURED).
+/// markup, one stream): revision 38's two selectors code it at least 0.1%
+/// smaller than revision 36 (measured 15,371 -> 15,334 bytes, -0.24%).
 #[test]
 fn revision_38_codes_text_smaller_than_36() {
     let mut d = include_bytes!("../data/readme.md").to_vec();
@@ -51,5 +51,8 @@ fn revision_38_codes_text_smaller_than_36() {
     let old = coded_len(&d, &config(36));
     let new = coded_len(&d, &config(38));
     eprintln!("{} bytes: revision 36 {old}, 38 {new}", d.len());
-    assert!(new < old, "revision 38 {new} bytes, revision 36 {old}");
+    assert!(
+        new + old / 1000 <= old,
+        "revision 38 {new} bytes, revision 36 {old}"
+    );
 }
