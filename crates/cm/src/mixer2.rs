@@ -22,9 +22,10 @@ use crate::logistic::squash;
 
 /// Most inputs a mixer takes (from CM revision 8 on; see [`max_inputs`]).
 pub const MAX_INPUTS: usize = 128;
-/// Most first-layer selectors (8 up to CM revision 6; the size of a few
+/// Most first-layer selectors (8 up to CM revision 6, 12 up to revision
+/// 36, 14 from revision 38: doc/FORMAT.md 4.49.1; the size of a few
 /// arrays, no coded value depends on it).
-const MAX_SETS: usize = 12;
+const MAX_SETS: usize = 14;
 /// Final-layer weights per set in a prior's snapshot, at least
 /// (`MAX_SETS` was 8 up to CM revision 7).
 const SNAPSHOT_SETS: usize = 8;
@@ -100,7 +101,7 @@ impl Mixer2 {
     }
 
     /// A mixer of `n` inputs; `selector_sizes[k]` is the number of weight
-    /// sets of selector `k` (at most 8 selectors); the final layer has
+    /// sets of selector `k` (at most 14 selectors); the final layer has
     /// `final_sets` weight sets. `lr` and `final_lr` are learning rates
     /// (about 1..=8).
     pub fn new(

@@ -131,6 +131,9 @@ impl CmConfig {
             // rings and weights of two channels and a third final APM
             // (about 200 KiB), under 256 KiB more.
             + if self.since(38) { 256 << 10 } else { 0 }
+            // Revision 38 (4.49.1): the configured families' mixer's two
+            // more selectors, 2 * 65,536 weight sets of 128 i16 weights.
+            + if self.since(38) { 2 * 65536 * 128 * 2 } else { 0 }
             // Revision 4: the indirect family's byte histories (and its two
             // contexts' state maps, counted in `slots` above).
             + if self.revision >= 4 { crate::models::indirect::IndirectContexts::MEMORY } else { 0 }

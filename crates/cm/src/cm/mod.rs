@@ -36,6 +36,7 @@ mod kindmix36;
 mod mix28;
 mod mix30;
 mod mix34;
+mod mix38;
 mod registry;
 mod snapshot_walk;
 mod stream;
@@ -196,6 +197,9 @@ pub struct Cm {
     /// Revision 36 (doc/FORMAT.md 4.47.2): a detected kind's two final
     /// mixers (`kindmix36.rs`).
     final36: Option<Box<kindmix36::Final36>>,
+    /// Revision 38 (doc/FORMAT.md 4.49.1): the configured families' two
+    /// more selectors (`mix38.rs`).
+    sel38: mix38::Sel38,
     /// Revision 36 (doc/FORMAT.md 4.47.1): a detected image's layout and
     /// its mixing and refinement stage (`imgmix36.rs`).
     img36_info: Option<crate::models::image::ImageInfo>,
@@ -267,6 +271,7 @@ impl Cm {
             ctx12: None,
             sel28: mix28::Sel28::default(),
             text_selector: None,
+            sel38: mix38::Sel38::default(),
             final_selector: None,
             final34: None,
             final36: None,
@@ -434,6 +439,8 @@ impl Cm {
         chosen.extend_from_slice(self.mix28_sets());
         // Revision 30 (4.41.1): a configured family's selectors.
         self.mix30_install(&families, configured, &mut chosen);
+        // Revision 38 (4.49.1): two more selectors.
+        self.mix38_install(configured, &mut chosen);
         self.order_contexts = families
             .first()
             .map_or(0, |f| f.contexts())
@@ -788,6 +795,8 @@ impl Cm {
         }
         self.mix28_select(k, c0, i);
         self.mix30_select(k + self.mix28_sets().len(), c0, i);
+        let k = k + self.mix28_sets().len() + self.text_selector.map_or(0, |(_, n)| n);
+        self.mix38_select(k, c0);
         if self.text_mix {
             let set = match self.final_selector {
                 Some(f) => self.families[f].final_selector(c0),
@@ -973,6 +982,7 @@ impl Cm {
         self.kindmix36_begin_byte(c1);
         self.imgmix36_begin_byte(st, data, pos, vis);
         self.mix28_begin_byte(st);
+        self.mix38_begin_byte(st.c4);
         // The first bit's APM rows load while the buckets are found.
         self.prefetch_apms(1, 7, c1, h2);
         self.find_buckets(None);
