@@ -551,7 +551,9 @@ mod tests {
         // Revision 18: the text family's direct tables are in the snapshot
         // (revision 16 leaves them out: its restored model codes otherwise,
         // which its priors keep).
-        for revision in [0, 1, 2, 4, 8, 9, 14, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36] {
+        for revision in [
+            0, 1, 2, 4, 8, 9, 14, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38,
+        ] {
             let c = config(revision);
             let history = sample(1, 20_000);
             let x = sample(2, 3000);

@@ -218,8 +218,10 @@ fn models() -> Vec<(&'static str, Model)> {
         ("max-r32", preset_r(Preset::Max, 32)),
         // CM revision 34 (4.45): `max` before revision 36.
         ("max-r34", preset_r(Preset::Max, 34)),
-        // CM revision 36 (4.47): today's `max`.
+        // CM revision 36 (4.47): `max` before revision 38.
         ("max-r36", preset_r(Preset::Max, 36)),
+        // CM revision 38 (4.49): today's `max`.
+        ("max-r38", preset_r(Preset::Max, 38)),
         // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13),
         // pinned at CM revision 2 (the revision `max` had then), and at
         // revision 6, and at revision 8 (today's `ultra`).
@@ -254,6 +256,8 @@ fn models() -> Vec<(&'static str, Model)> {
         ("ultra-r34-k4", ultra_kind4(34)),
         // `ultra` from stop 41 (CM revision 36).
         ("ultra-r36-k4", ultra_kind4(36)),
+        // `ultra` from stop 42 (CM revision 38).
+        ("ultra-r38-k4", ultra_kind4(38)),
         // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
         // section 4.14).
         ("fast-r3", fast_r3()),
@@ -444,6 +448,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r32",
             "max-r34",
             "max-r36",
+            "max-r38",
         ];
         if ["mix2", "default-r1", "default-r2"].contains(&name) || detecting.contains(&name) {
             for input in [
@@ -487,6 +492,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r32",
             "max-r34",
             "max-r36",
+            "max-r38",
         ]
         .contains(&name)
         {
@@ -566,6 +572,13 @@ fn golden_list() -> Vec<Golden> {
         archive: "ultra-r36-k4.grammar-streamed.sep".into(),
         input: "grammar.lsp",
         model: ultra_kind4(36),
+        block_size: None,
+        streamed: true,
+    });
+    list.push(Golden {
+        archive: "ultra-r38-k4.grammar-streamed.sep".into(),
+        input: "grammar.lsp",
+        model: ultra_kind4(38),
         block_size: None,
         streamed: true,
     });
