@@ -8,7 +8,6 @@ use crate::models::ContextModel;
 use crate::models::audio::AudioContexts;
 use crate::models::audio4::Audio4Contexts;
 use crate::models::audio14::Audio14Contexts;
-use crate::models::audio38::Audio38Contexts;
 use crate::models::biff::BiffContexts;
 use crate::models::biff7::Biff7Contexts;
 use crate::models::biff12::Biff12Contexts;
@@ -281,7 +280,7 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
         // Revision 38: long NLMS stages over stereo residuals (FORMAT 4.49.4).
         DataKind::Audio(a) if config.since(38) => vec![
             Box::new(OrderContexts::new(0, 0)),
-            Box::new(Audio38Contexts::new(a)),
+            Box::new(Audio14Contexts::with_nlms(a)),
         ],
         // Revision 14: more OLS predictors and contexts (FORMAT 4.25.5).
         DataKind::Audio(a) if config.since(14) => vec![

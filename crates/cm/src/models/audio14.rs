@@ -23,10 +23,14 @@
 //! distribution around its prediction (as revision 4). Hashed contexts
 //! combine the bytes that the predictions imply with error magnitudes.
 //!
+//! Revision 38 (`Audio14Contexts::with_nlms`, FORMAT 4.49.4) adds the NLMS
+//! stages of `audio38.rs`: three more predictors, a context and an APM.
+//!
 //! All arithmetic is integer.
 
 use super::audio::AudioInfo;
 use super::audio4::{CLASSES, Cascade, LONG, Lms, MU, MU2, SHORT, magnitude};
+use super::audio38::{Stages, X};
 use super::ols::Ols;
 use super::{ByteCtx, ContextModel, hash2};
 use crate::apm::Apm;
@@ -38,6 +42,8 @@ const N: usize = 64;
 /// order, OLS 32 with the cascade.
 /// Revision 14 adds OLS 64 (slow), OLS 64 with its cascade, OLS 16 (fast).
 const P: usize = 11;
+/// Predictors with revision 38's NLMS stages (the arrays' size).
+const PMAX: usize = P + X;
 
 /// Hashed contexts.
 const CONTEXTS: usize = 6;
@@ -46,12 +52,12 @@ const CONTEXTS: usize = 6;
 const BIG_DECAY: u32 = 10;
 const FAST_DECAY: u32 = 7;
 
-/// The revision-14 audio family.
+/// The revision-14 audio family, and with its NLMS stages revision 38's.
 #[derive(Debug, Clone)]
 pub(crate) struct Audio14Contexts {
     /// The final-probability APMs and their contexts for this bit.
     sse: Vec<Apm>,
-    sse_ctx: [usize; 2],
+    sse_ctx: [usize; 3],
     info: AudioInfo,
     /// Interleaved past samples, the last one first.
     hist: [i32; N],
@@ -76,9 +82,13 @@ pub(crate) struct Audio14Contexts {
     cascade_pred: i32,
     cascade2_pred: i32,
     /// Mean error magnitude per channel and predictor (4 fraction bits).
-    mad: Vec<[i64; P]>,
-    /// The predictions of the next sample.
-    pred: [i32; P],
+    mad: Vec<[i64; PMAX]>,
+    /// The predictions of the next sample (the first `np`).
+    pred: [i32; PMAX],
+    /// Predictors: [`P`], or [`PMAX`] with the NLMS stages.
+    np: usize,
+    /// Revision 38's NLMS stages (none before).
+    nlms: Option<Box<Stages>>,
     /// Its channel.
     ch: usize,
     /// The best predictor for it.
@@ -102,12 +112,15 @@ struct BitState {
     /// The final APMs' byte context and the byte the best prediction implies.
     base: usize,
     expect: u32,
+    /// The best predictor's last error as a signed magnitude (0..40;
+    /// revision 38's third APM).
+    resid: usize,
     /// Per predictor: the prediction and `2^16 * 256 * 1.386 / mad`.
-    p: [i32; P],
-    inv: [i64; P],
+    p: [i32; PMAX],
+    inv: [i64; PMAX],
     /// For a low byte: the high bytes worth summing over, per predictor
     /// (empty: no input).
-    h: [(i32, i32); P],
+    h: [(i32, i32); PMAX],
 }
 
 impl Audio14Contexts {
@@ -117,7 +130,7 @@ impl Audio14Contexts {
         let ch = 0..info.channels;
         Audio14Contexts {
             sse: vec![Apm::new(72 * 16, 7), Apm::new(72 * 8 * 3, 7)],
-            sse_ctx: [0; 2],
+            sse_ctx: [0; 3],
             info,
             hist: [0; N],
             count: 0,
@@ -146,13 +159,25 @@ impl Audio14Contexts {
             cascade2_pred: 0,
             ols_pred: 0,
             cascade_pred: 0,
-            mad: vec![[16 * 64; P]; info.channels],
-            pred: [0; P],
+            mad: vec![[16 * 64; PMAX]; info.channels],
+            pred: [0; PMAX],
+            np: P,
+            nlms: None,
             ch: 0,
             best: 0,
             last_err: vec![0; info.channels],
             bit: BitState::default(),
         }
+    }
+
+    /// Revision 38's family: with the NLMS stages (`audio38.rs`), their
+    /// three predictors, one more context and a third final APM.
+    pub fn with_nlms(info: AudioInfo) -> Self {
+        let mut f = Self::new(info);
+        f.sse.push(Apm::new(40 * 2 * 8 * 3, 7));
+        f.np = PMAX;
+        f.nlms = Some(Box::new(Stages::new(info.channels)));
+        f
     }
 
     /// Byte in the sample of block position `pos`.
@@ -188,7 +213,7 @@ impl Audio14Contexts {
     fn sample_done(&mut self, s: i32) {
         let ch = self.ch;
         let mut best = (i64::MAX, 0);
-        for k in 0..P {
+        for k in 0..self.np {
             let e = i64::from(s - self.pred[k]).abs();
             let m = &mut self.mad[ch][k];
             *m += (e * 16 - *m) >> 4;
@@ -197,6 +222,9 @@ impl Audio14Contexts {
             }
         }
         self.last_err[ch] = s - self.pred[self.best];
+        if let Some(st) = &mut self.nlms {
+            st.learn(ch, s);
+        }
         self.cascade[ch].update(s - self.ols_pred, self.cascade_pred);
         self.cascade2[ch].update(s - self.ols_pred - self.cascade_pred, self.cascade2_pred);
         self.big_cascade[ch].update(s - self.big_pred, self.big_cascade_pred);
@@ -230,7 +258,7 @@ impl Audio14Contexts {
         self.big_pred = self.big[ch].predict(0, x);
         self.big_cascade_pred = self.big_cascade[ch].predict();
         self.big_cascade2_pred = self.big_cascade2[ch].predict();
-        self.pred = [
+        let pred = [
             self.ols_pred,
             ols.predict(1, x),
             ols.predict(2, x),
@@ -243,7 +271,13 @@ impl Audio14Contexts {
             self.big_pred + self.big_cascade_pred + self.big_cascade2_pred,
             self.fast[ch].predict(0, x),
         ];
-        self.best = (0..P).min_by_key(|&k| (self.mad[ch][k], k)).unwrap_or(0);
+        self.pred[..P].copy_from_slice(&pred);
+        if let Some(st) = &mut self.nlms {
+            self.pred[P..].copy_from_slice(&st.predict(ch, pred[7]));
+        }
+        self.best = (0..self.np)
+            .min_by_key(|&k| (self.mad[ch][k], k))
+            .unwrap_or(0);
     }
 
     /// The probability mass (16-bit scale) of sample values in `[a, b)`
@@ -263,7 +297,7 @@ impl Audio14Contexts {
 
 impl ContextModel for Audio14Contexts {
     fn contexts(&self) -> usize {
-        CONTEXTS
+        CONTEXTS + usize::from(self.nlms.is_some())
     }
 
     fn selector_size(&self) -> usize {
@@ -298,14 +332,17 @@ impl ContextModel for Audio14Contexts {
             hash2(e[8], class(8)),
             hash2(e[9], class(9) << 4 | class(7)),
             hash2(e[10], class(10) << 9 | e[0]),
+            // Revision 38: the byte the two-stage NLMS prediction implies.
+            hash2(e[12], class(12) << 4 | class(9)),
         ];
-        for (j, (o, h)) in out.iter_mut().zip(hs).enumerate() {
+        let n = self.contexts();
+        for (j, (o, h)) in out[..n].iter_mut().zip(hs).enumerate() {
             *o = hash2(h, tag | (j as u32) << 8 | 0x4000);
         }
     }
 
     fn bit_inputs(&self) -> usize {
-        P
+        self.np
     }
 
     /// The byte the best prediction implies.
@@ -318,10 +355,14 @@ impl ContextModel for Audio14Contexts {
         let mut b = BitState {
             base: self.situation(self.bis(ctx.pos)),
             expect: self.implied(low, self.pred[self.best]) & 0xFF,
+            resid: {
+                let le = self.last_err[self.ch];
+                magnitude(le.unsigned_abs()).min(19) as usize * 2 + usize::from(le < 0)
+            },
             p: self.pred,
             ..BitState::default()
         };
-        for k in 0..P {
+        for k in 0..self.np {
             let mad = self.mad[self.ch][k].max(8);
             // 256 * 1.386 / (mad / 16) in 2^17 units, halved for the
             // doubled distance in `cdf`: 355 * 2^20 / mad.
@@ -341,7 +382,7 @@ impl ContextModel for Audio14Contexts {
             _ => {
                 // Low byte first: sum over the high bytes within about six
                 // mean errors of the prediction (none when too many).
-                for k in 0..P {
+                for k in 0..self.np {
                     let spread = ((self.mad[self.ch][k] * 6) >> 4) as i32;
                     let (lo, hi) = ((self.pred[k] - spread) >> 8, (self.pred[k] + spread) >> 8);
                     b.h[k] = if hi - lo < 4 { (lo, hi + 1) } else { (0, 0) };
@@ -355,7 +396,7 @@ impl ContextModel for Audio14Contexts {
         let prefix = c0 ^ (1 << (7 - i));
         let lo = prefix << (i + 1);
         let (mid, hi) = (lo + (1 << i), lo + (2 << i));
-        for (k, o) in out[..P].iter_mut().enumerate() {
+        for (k, o) in out[..self.np].iter_mut().enumerate() {
             let (m0, m1) = if self.bit.kind == 1 {
                 // In the space of `u` (the byte with the sign bit flipped
                 // for a signed high byte) values grow with `u`; `v(u)` is
@@ -396,6 +437,7 @@ impl ContextModel for Audio14Contexts {
         self.sse_ctx = [
             b.base * 16 + ((st + 2048) >> 8) as usize,
             (b.base * 8 + i as usize) * 3 + e,
+            ((b.resid * 2 + self.ch) * 8 + i as usize) * 3 + e,
         ];
     }
 
@@ -409,7 +451,13 @@ impl ContextModel for Audio14Contexts {
         let p = p.clamp(1, 65535);
         let r1 = self.sse[0].refine(p, self.sse_ctx[0]);
         let r2 = self.sse[1].refine(p, self.sse_ctx[1]);
-        ((2 * p + r1 + r2) / 4).clamp(1, 65535)
+        if self.nlms.is_some() {
+            // Revision 38: the third APM instead of the second weight on `p`.
+            let r3 = self.sse[2].refine(p, self.sse_ctx[2]);
+            ((p + r1 + r2 + r3) / 4).clamp(1, 65535)
+        } else {
+            ((2 * p + r1 + r2) / 4).clamp(1, 65535)
+        }
     }
 
     fn observe(&mut self, data: &[u8], pos: usize, _byte: u8) {
@@ -441,34 +489,35 @@ mod tests {
             channels: 1,
             bytes: 2,
         };
-        let mut f = Audio14Contexts::new(info);
-        f.pred = [1000; P];
-        f.mad[0] = [16 * 4; P];
-        let st = crate::cm::CmStream::new(0);
-        let data = [0xE8u8, 0x03];
-        for (pos, byte) in data.iter().enumerate() {
-            let ctx = ByteCtx {
-                data: &data,
-                pos,
-                st: &st,
-                vis: &crate::matcher::Sequential(pos),
-            };
-            f.begin_byte(&ctx);
-            let mut c0 = 1u32;
-            let mut out = [0i32; P];
-            for i in (5..8).rev() {
-                f.predict_bit(c0, i, &mut out);
-                let bit = u32::from(byte >> i) & 1;
-                assert!(
-                    if bit == 1 {
-                        out[0] > 256
-                    } else {
-                        out[0] < -256
-                    },
-                    "byte {pos} bit {i}: {}",
-                    out[0]
-                );
-                c0 = c0 << 1 | bit;
+        for mut f in [Audio14Contexts::new(info), Audio14Contexts::with_nlms(info)] {
+            f.pred = [1000; PMAX];
+            f.mad[0] = [16 * 4; PMAX];
+            let st = crate::cm::CmStream::new(0);
+            let data = [0xE8u8, 0x03];
+            for (pos, byte) in data.iter().enumerate() {
+                let ctx = ByteCtx {
+                    data: &data,
+                    pos,
+                    st: &st,
+                    vis: &crate::matcher::Sequential(pos),
+                };
+                f.begin_byte(&ctx);
+                let mut c0 = 1u32;
+                let mut out = [0i32; PMAX];
+                for i in (5..8).rev() {
+                    f.predict_bit(c0, i, &mut out);
+                    let bit = u32::from(byte >> i) & 1;
+                    assert!(
+                        if bit == 1 {
+                            out[0] > 256
+                        } else {
+                            out[0] < -256
+                        },
+                        "byte {pos} bit {i}: {}",
+                        out[0]
+                    );
+                    c0 = c0 << 1 | bit;
+                }
             }
         }
     }
