@@ -454,7 +454,7 @@ impl Cm {
         // `word`, from revision 2 on) the text family: `registry.rs`.
         let text_first = (configured && self.config.word && self.config.revision >= 2)
             .then(|| families.first().map_or(0, |f| f.contexts()));
-        // Revision 38 (4.49.2): every context of a detected image.
+        // Revision 38 (4.49.2): a detected 24/32-bit image's first 28 contexts.
         self.confidence = self
             .imgmix38_confidence(configured, contexts, most - others.min(most))
             .or_else(|| self.kindmix_confidence(contexts, most - others.min(most)))
