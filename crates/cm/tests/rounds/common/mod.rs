@@ -90,6 +90,35 @@ pub fn wav_header(channels: u16, bits: u16, rate: u32, data_len: u32) -> Vec<u8>
     h
 }
 
+/// WAV files that reach an audio family's clamps or lie (shared by the
+/// audio rounds' round trips): silence and a full-scale square wave; a
+/// data chunk that claims more than there is, an odd number of bytes after
+/// a 16-bit header, text after an 8-bit one, and an empty data chunk.
+pub fn hostile_wavs() -> Vec<Vec<u8>> {
+    let mut next = xorshift64(0x1234_5678_9ABC_DEF1);
+    let noise: Vec<u8> = (0..5001).map(|_| (next() >> 32) as u8).collect();
+    let mut fake = wav_header(2, 16, 44100, 1 << 30);
+    fake.extend(&noise);
+    let mut odd = wav_header(1, 16, 22050, 3);
+    odd.extend([1, 2, 3]);
+    let mut text = wav_header(2, 8, 22050, 10);
+    text.extend(b"not audio, just some words ".repeat(40));
+    vec![
+        wav_header(2, 16, 22050, 4000)
+            .into_iter()
+            .chain([0u8; 4000])
+            .collect(),
+        wav_header(1, 16, 22050, 4000)
+            .into_iter()
+            .chain((0..2000).flat_map(|t| if t % 20 < 10 { [0xFF, 0x7F] } else { [0, 0x80] }))
+            .collect(),
+        fake,
+        odd,
+        text,
+        wav_header(2, 16, 22050, 0),
+    ]
+}
+
 /// A bi-level bitmap (1 bit per pixel, rows of `width` bytes) of vertical
 /// streaks: a pixel copies the one above, except that a white pixel turns
 /// black with probability 1/128 and a black one white with 1/5; and a
