@@ -68,7 +68,8 @@ pub struct CmConfig {
     /// plus the models of section 4.42 and 32 is 30 plus those of 4.42 and 4.43;
     /// 33 is 31 plus the models of section 4.44 and 34 is 32 plus those of 4.44 and 4.45;
     /// 35 is 33 plus the models of section 4.46 and 36 is 34 plus those of 4.46 and 4.47;
-    /// 37 is 35 plus the models of section 4.48 and 38 is 36 plus those of 4.48 and 4.49.
+    /// 37 is 35 plus the models of section 4.48 and 38 is 36 plus those of 4.48 and 4.49;
+    /// 39 is 37 plus the models of section 4.50 and 40 is 38 plus those of 4.50 and 4.51.
     /// From 5 on, odd revisions are the `default` line and
     /// even ones the `max` line: a model of a `max` revision is in the later
     /// `max` revisions only ([`revision_has`]). Not part of
@@ -318,8 +319,8 @@ impl CmConfig {
                 self.selectors
             ));
         }
-        if self.revision > 38 {
-            return Err(format!("CM revision {} unknown (0 to 38)", self.revision));
+        if self.revision > 40 {
+            return Err(format!("CM revision {} unknown (0 to 40)", self.revision));
         }
         if self.revision == 3 {
             if self.match_min == 0 {
