@@ -4,7 +4,7 @@
 //! stereo chord smaller than revision 12 (it fails if the family is off).
 
 use crate::common;
-use common::{Noise, coded_len, config, round_trip_each, wav_header};
+use common::{Noise, coded_len, config, push_sample, round_trip_each, wav_header};
 
 /// A WAV file of a decaying chord of five tones with an echo 37 frames
 /// back and noise (integer recurrence oscillators), `frames` frames; the
@@ -45,11 +45,7 @@ fn chord_wav(channels: u16, bits: u16, frames: usize, noise: i64) -> Vec<u8> {
             + rng.next(noise);
         past[t % 64] = [left, right];
         for v in [left, right].into_iter().take(usize::from(channels)) {
-            if bits == 16 {
-                out.extend((v.clamp(-32768, 32767) as i16).to_le_bytes());
-            } else {
-                out.push(((v >> 8).clamp(-128, 127) + 128) as u8);
-            }
+            push_sample(&mut out, v, bits);
         }
     }
     out

@@ -5,7 +5,7 @@
 //! noise) smaller than revision 36 (it fails if the NLMS stages are off).
 
 use crate::common;
-use common::{Noise, coded_len, config, round_trip_each, wav_header, xorshift64};
+use common::{Noise, coded_len, config, push_sample, round_trip_each, wav_header, xorshift64};
 
 /// A WAV file of `frames` frames repeating a random smooth waveform of
 /// `period` frames with noise of amplitude `noise` on top; the second
@@ -33,11 +33,7 @@ fn periodic_wav(channels: u16, bits: u16, frames: usize, period: usize, noise: i
         let left = wave[t % period] + n;
         let right = wave[(t + period / 3) % period] * 3 / 4 + n / 2 + rng.next(noise);
         for v in [left, right].into_iter().take(usize::from(channels)) {
-            if bits == 16 {
-                out.extend((v.clamp(-32768, 32767) as i16).to_le_bytes());
-            } else {
-                out.push(((v >> 8).clamp(-128, 127) + 128) as u8);
-            }
+            push_sample(&mut out, v, bits);
         }
     }
     out

@@ -5,7 +5,7 @@
 //! family, headers that lie, and side-by-side streams.
 
 use crate::common;
-use common::{config, fax, noise, round_trip, round_trip_each, soft_bmp, wav_header};
+use common::{config, fax, noise, push_sample, round_trip, round_trip_each, soft_bmp, wav_header};
 use sep_cm::{Cm, CmStream, LstmConfig, Sequential, Visibility};
 use sep_coder::{Decoder, Encoder};
 
@@ -24,12 +24,7 @@ fn tone_wav(channels: u16, bits: u16, frames: usize) -> Vec<u8> {
         a += b * 3 / 64;
         b -= a * 3 / 64;
         for c in 0..channels {
-            let v = (a + i64::from(c) * (t as i64 % 7) * 40) as i32;
-            if bits == 16 {
-                out.extend((v.clamp(-32768, 32767) as i16).to_le_bytes());
-            } else {
-                out.push(((v >> 8).clamp(-128, 127) + 128) as u8);
-            }
+            push_sample(&mut out, a + i64::from(c) * (t as i64 % 7) * 40, bits);
         }
     }
     out

@@ -5,7 +5,7 @@
 //! count), delay 0 must be kind 2 exactly, and a delay must change the code.
 use crate::common;
 
-use common::{config, mixed_text, noise, recurring_sentences, wav_header};
+use common::{config, recurring_sentences, serial_inputs};
 use sep_cm::{Cm, CmStream, Lstm, LstmConfig, Sequential};
 use sep_coder::{Decoder, Encoder};
 
@@ -127,16 +127,8 @@ fn delay_0_is_kind_2_and_a_delay_changes_the_bits() {
 
 #[test]
 fn kind3_round_trips_through_the_mixer_with_any_thread_count() {
-    let mut lying = wav_header(2, 16, 44100, 1 << 20);
-    lying.extend(mixed_text());
-    let inputs = [
-        Vec::new(),
-        b"x".to_vec(),
-        mixed_text(),
-        noise(1500, 5),
-        lying,
-        recurring_text(5000),
-    ];
+    let mut inputs = serial_inputs();
+    inputs.push(recurring_text(5000));
     let net = lstm(3, 16, 32);
     for data in &inputs {
         // Encoder and decoder each with a trainer thread, then without:

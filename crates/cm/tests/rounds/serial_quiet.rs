@@ -6,7 +6,7 @@
 //! where kind 3 costs more.
 use crate::common;
 
-use common::{config, mixed_text, noise, wav_header};
+use common::{config, mixed_text, serial_inputs};
 use sep_cm::{Cm, CmConfig, CmStream, LstmConfig, Sequential};
 use sep_coder::{Decoder, Encoder};
 
@@ -60,15 +60,7 @@ fn grammar() -> Vec<u8> {
 
 #[test]
 fn kind4_round_trips_with_any_thread_count() {
-    let mut lying = wav_header(2, 16, 44100, 1 << 20);
-    lying.extend(mixed_text());
-    let inputs = [
-        Vec::new(),
-        b"x".to_vec(),
-        mixed_text(),
-        noise(1500, 5),
-        lying,
-    ];
+    let inputs = serial_inputs();
     let net = LstmConfig {
         cells: 16,
         ..ultra_net(4)

@@ -90,6 +90,32 @@ pub fn wav_header(channels: u16, bits: u16, rate: u32, data_len: u32) -> Vec<u8>
     h
 }
 
+/// The inputs the serial networks' thread-count round trips share: empty,
+/// one byte, mixed text, noise, and a WAV header that claims 1 MiB before
+/// text (a detected kind that lies).
+pub fn serial_inputs() -> Vec<Vec<u8>> {
+    let mut lying = wav_header(2, 16, 44100, 1 << 20);
+    lying.extend(mixed_text());
+    vec![
+        Vec::new(),
+        b"x".to_vec(),
+        mixed_text(),
+        noise(1500, 5),
+        lying,
+    ]
+}
+
+/// Appends one PCM sample `v` as a WAV stores it: 16-bit little-endian
+/// signed, or 8-bit unsigned (the top byte of a 16-bit value plus 128),
+/// clamped to the format's range.
+pub fn push_sample(out: &mut Vec<u8>, v: i64, bits: u16) {
+    if bits == 16 {
+        out.extend((v.clamp(-32768, 32767) as i16).to_le_bytes());
+    } else {
+        out.push(((v >> 8).clamp(-128, 127) + 128) as u8);
+    }
+}
+
 /// WAV files that reach an audio family's clamps or lie (shared by the
 /// audio rounds' round trips): silence and a full-scale square wave; a
 /// data chunk that claims more than there is, an odd number of bytes after
