@@ -13,9 +13,10 @@ use crate::models::ContextModel;
 pub(crate) const MORE_MAX: usize = 4;
 
 impl Cm {
-    /// Revision 30: the family that offers the selectors, and how many it
-    /// offers (the configured families of a revision-30 model), for
-    /// `install`; their sizes are appended to `chosen`.
+    /// Revision 30: the family that offers the selectors, how many it
+    /// offers (the configured families of a revision-30 model) and the
+    /// index of the first, for `install`; their sizes are appended to
+    /// `chosen`.
     pub(super) fn mix30_install(
         &mut self,
         families: &[Box<dyn ContextModel>],
@@ -29,8 +30,8 @@ impl Cm {
         if let Some(k) = families.iter().position(|f| !f.text_selectors().is_empty()) {
             let sizes = families[k].text_selectors();
             let n = sizes.len().min(MORE_MAX);
+            self.text_selector = Some((k, n, chosen.len()));
             chosen.extend_from_slice(&sizes[..n]);
-            self.text_selector = Some((k, n));
         }
     }
 
@@ -49,10 +50,11 @@ impl Cm {
             .map(|k| families[k].final_selector_size())
     }
 
-    /// Revision 30: selects the family's sets from selector `k` on.
+    /// Revision 30: selects the family's sets (from the selector index
+    /// noted at `install` on).
     #[inline]
-    pub(super) fn mix30_select(&mut self, k: usize, c0: u32, i: u32) {
-        if let Some((f, n)) = self.text_selector {
+    pub(super) fn mix30_select(&mut self, c0: u32, i: u32) {
+        if let Some((f, n, k)) = self.text_selector {
             let mut ctx = [0usize; MORE_MAX];
             let ctx = &mut ctx[..n];
             self.families[f].text_selectors_ctx(c0, i, ctx);

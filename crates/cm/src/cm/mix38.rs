@@ -36,6 +36,8 @@ pub(super) struct Sel38 {
     c3: usize,
     /// `(hash2(c1 | c2 << 8, SALT_C2) >> 24) << 8`.
     c2: usize,
+    /// The mixer's index of the first of the two selectors.
+    first: usize,
 }
 
 impl Cm {
@@ -44,6 +46,7 @@ impl Cm {
     pub(super) fn mix38_install(&mut self, configured: bool, chosen: &mut Vec<usize>) {
         self.sel38 = Sel38::default();
         if configured && self.config.since(38) {
+            self.sel38.first = chosen.len();
             chosen.extend_from_slice(&[SEL_C3, SEL_C2C0]);
             self.sel38.on = true;
         }
@@ -61,10 +64,11 @@ impl Cm {
         }
     }
 
-    /// Selects the two selectors' sets (the first is selector `k`).
+    /// Selects the two selectors' sets.
     #[inline]
-    pub(super) fn mix38_select(&mut self, k: usize, c0: u32) {
+    pub(super) fn mix38_select(&mut self, c0: u32) {
         if self.sel38.on {
+            let k = self.sel38.first;
             self.mixer.select(k, self.sel38.c3);
             self.mixer.select(k + 1, self.sel38.c2 | c0 as usize);
         }

@@ -186,8 +186,9 @@ pub struct Cm {
     /// selectors (`mix28.rs`) see of the byte.
     sel28: mix28::Sel28,
     /// Revision 30 (doc/FORMAT.md 4.41.1): the configured family that
-    /// offers further selectors (`mix30.rs`), and how many.
-    text_selector: Option<(usize, usize)>,
+    /// offers further selectors (`mix30.rs`), how many, and the mixer's
+    /// index of the first.
+    text_selector: Option<(usize, usize, usize)>,
     /// Revision 30 (4.41.1): the configured family that chooses the final
     /// layer's weight set.
     final_selector: Option<usize>,
@@ -794,9 +795,8 @@ impl Cm {
             k += 1;
         }
         self.mix28_select(k, c0, i);
-        self.mix30_select(k + self.mix28_sets().len(), c0, i);
-        let k = k + self.mix28_sets().len() + self.text_selector.map_or(0, |(_, n)| n);
-        self.mix38_select(k, c0);
+        self.mix30_select(c0, i);
+        self.mix38_select(c0);
         if self.text_mix {
             let set = match self.final_selector {
                 Some(f) => self.families[f].final_selector(c0),
