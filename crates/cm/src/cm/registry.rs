@@ -38,6 +38,7 @@ use crate::models::indirect::IndirectContexts;
 use crate::models::jpeg::JpegContexts;
 use crate::models::jpeg7::Jpeg7Contexts;
 use crate::models::jpeg36::Jpeg36Contexts;
+use crate::models::line40::Line40Contexts;
 use crate::models::m68k::WordBeContexts;
 use crate::models::m68k5::M68k5Contexts;
 use crate::models::m68k7::M68k7Contexts;
@@ -114,6 +115,10 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
     // Revision 32 (doc/FORMAT.md 4.43.1): word-prediction contexts and APM.
     if config.word && config.since(32) {
         f.push(Box::new(Text32Contexts::new(config)));
+    }
+    // Revision 40 (doc/FORMAT.md 4.51.2): line and field contexts.
+    if config.word && config.since(40) {
+        f.push(Box::new(Line40Contexts::new()));
     }
     f
 }

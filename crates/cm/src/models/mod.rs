@@ -49,6 +49,7 @@ pub(crate) mod indirect;
 pub(crate) mod jpeg;
 pub(crate) mod jpeg36;
 pub(crate) mod jpeg7;
+pub(crate) mod line40;
 pub(crate) mod m68k;
 pub(crate) mod m68k12;
 pub(crate) mod m68k34;
