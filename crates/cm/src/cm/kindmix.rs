@@ -56,9 +56,11 @@ pub(crate) struct KindSse {
 }
 
 impl KindSse {
-    fn new() -> Self {
+    /// The stage with its APMs' `rate` (6; revision 40's x86 blocks:
+    /// `kindmix40::X86_APM_RATE`).
+    fn new(rate: u32) -> Self {
         KindSse {
-            apms: std::array::from_fn(|_| Apm::new(256 << KIND_APM_BITS, 6)),
+            apms: std::array::from_fn(|_| Apm::new(256 << KIND_APM_BITS, rate)),
             hashes: [0; KIND_APMS],
         }
     }
@@ -93,7 +95,13 @@ impl Cm {
     /// stage, fresh at each install. Called by `install` before the mixer
     /// is built.
     pub(super) fn kindmix_install(&mut self, configured: bool) {
-        self.kind_sse = (!configured && self.config.since(12)).then(|| Box::new(KindSse::new()));
+        let rate = if self.kindmix40_on(configured) {
+            super::kindmix40::X86_APM_RATE
+        } else {
+            6
+        };
+        self.kind_sse =
+            (!configured && self.config.since(12)).then(|| Box::new(KindSse::new(rate)));
     }
 
     /// Revision 12: the contexts of a detected kind that get a confidence

@@ -81,10 +81,16 @@ impl Cm {
     /// [`applies`] leaves out, or a main mixer of more than 15 sets).
     pub(super) fn kindmix36_install(&mut self, kind: &DataKind) {
         let sets = self.mixer.set_outputs().len();
+        // Revision 40 (4.51.4): an x86 block's stage mix learns faster.
+        let stage_lr = if self.x86_40 {
+            super::kindmix40::X86_STAGE_LR
+        } else {
+            STAGE_LR
+        };
         self.final36 = (self.config.since(36) && applies(kind) && sets < MAXN).then(|| {
             let l2_sets = self.byte_selector.map_or(L2_BYTE_SETS, |(_, n)| n.max(8));
             Box::new(Final36 {
-                stages: Small::new(STAGE_INPUTS, STAGE_SETS, STAGE_LR, STAGE_W0),
+                stages: Small::new(STAGE_INPUTS, STAGE_SETS, stage_lr, STAGE_W0),
                 layer2: Small::new(sets + 1, l2_sets, L2_LR, 65536 / sets as i32),
                 state: 0,
             })

@@ -33,6 +33,7 @@ mod imgmix36;
 mod imgmix38;
 mod kindmix;
 mod kindmix36;
+mod kindmix40;
 mod mix28;
 mod mix30;
 mod mix34;
@@ -179,6 +180,9 @@ pub struct Cm {
     kind_sse: Option<Box<kindmix::KindSse>>,
     /// Revision 12 (4.23.1): whether the detected kind gets run inputs.
     kind_runs: bool,
+    /// Revision 40 (doc/FORMAT.md 4.51.4): whether a detected x86 block's
+    /// mixing learns at revision 40's rates (`kindmix40.rs`).
+    x86_40: bool,
     /// Revision 12 (doc/FORMAT.md 4.23.3): second inputs of the hashed
     /// contexts, after the per-bit families' inputs.
     ctx12: Option<ctxinputs::CtxInputs>,
@@ -269,6 +273,7 @@ impl Cm {
             skip: (config.since(9) && !neural_input).then(Shortcut::default),
             kind_sse: None,
             kind_runs: false,
+            x86_40: false,
             ctx12: None,
             sel28: mix28::Sel28::default(),
             text_selector: None,
@@ -503,6 +508,8 @@ impl Cm {
             self.mixer
                 .set_set_rates(REV9_SET_BOOST, REV9_SET_HALF, REV9_RATE_SHIFT);
         }
+        // Revision 40 (4.51.4): an x86 block's rounded, per-set rates.
+        self.kindmix40_mixer(configured);
         self.kindmix_weights();
         self.mix34_install(configured);
         self.imgmix36_install(configured);
@@ -959,6 +966,9 @@ impl Cm {
                 };
                 self.mixer
                     .set_rates(REV9_RATE_FLOOR + extra * 16384 / (16384 + n), 2);
+            } else if let Some(lr) = self.kindmix40_rate(n) {
+                // Revision 40 (4.51.4): an x86 block's rate.
+                self.mixer.set_rates(lr, 2);
             } else {
                 self.mixer.set_rates(6 + 10 * 16384 / (16384 + n), 2);
             }
@@ -1091,6 +1101,7 @@ impl Cm {
             })
         {
             self.kindmix_detected(&kind);
+            self.kindmix40_detected(&kind);
             self.imgmix36_detected(&kind);
             self.install(kind_families(kind, &self.config), false);
             self.kindmix36_install(&kind);
