@@ -60,6 +60,7 @@ mod text30_rev30;
 mod text32_rev32;
 mod text34_rev34;
 mod text38_rev38;
+mod text40_rev40;
 mod text_rev10;
 mod text_rev4;
 mod text_rev5;
