@@ -33,7 +33,7 @@ use crate::prim::AdaptiveProbs;
 /// Channels with their own maps (more share the last).
 const CHANNELS: usize = 4;
 /// Predictors on one channel's neighbourhood (see `Hood::plain`).
-const PLAIN: usize = 28;
+pub(super) const PLAIN: usize = 28;
 /// Of those, the ones also moved by the channel two back.
 const P2_MOVED: [usize; 7] = [0, 1, 2, 3, 6, 23, 27];
 /// Maps: plain, moved by p1, moved by p2.
@@ -63,7 +63,7 @@ pub(crate) const MEMORY: u64 = (MAPS * MAP_CELLS * 4) as u64
 
 /// The neighbourhood of one channel (values `0..=255`, 0 off the image).
 #[derive(Debug, Clone, Copy, Default)]
-struct Hood {
+pub(super) struct Hood {
     w: i32,
     n: i32,
     nw: i32,
@@ -82,7 +82,7 @@ struct Hood {
 
 impl Hood {
     /// The neighbourhood `dc` bytes back of the byte at `ctx.pos`.
-    fn at(img: &ImageInfo, ctx: &ByteCtx<'_>, dc: usize) -> Hood {
+    pub(super) fn at(img: &ImageInfo, ctx: &ByteCtx<'_>, dc: usize) -> Hood {
         let s = |dy: usize, dx: isize| sample(img, ctx, dy, dx, dc);
         Hood {
             w: s(0, 1),
@@ -103,7 +103,7 @@ impl Hood {
     }
 
     /// The [`PLAIN`] predictors (unclipped).
-    fn plain(&self) -> [i32; PLAIN] {
+    pub(super) fn plain(&self) -> [i32; PLAIN] {
         let h = self;
         [
             h.w,
@@ -140,7 +140,7 @@ impl Hood {
 
 /// The middle one of three values (LOCO-I's predictor when the third is
 /// the gradient).
-fn median(a: i32, b: i32, c: i32) -> i32 {
+pub(super) fn median(a: i32, b: i32, c: i32) -> i32 {
     a.max(b).min(a.min(b).max(c))
 }
 
