@@ -63,7 +63,7 @@ pub(crate) const MEMORY: u64 = (MAPS * MAP_CELLS * 4) as u64
 
 /// The neighbourhood of one channel (values `0..=255`, 0 off the image).
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Hood {
+struct Hood {
     w: i32,
     n: i32,
     nw: i32,
@@ -82,7 +82,7 @@ pub(super) struct Hood {
 
 impl Hood {
     /// The neighbourhood `dc` bytes back of the byte at `ctx.pos`.
-    pub(super) fn at(img: &ImageInfo, ctx: &ByteCtx<'_>, dc: usize) -> Hood {
+    fn at(img: &ImageInfo, ctx: &ByteCtx<'_>, dc: usize) -> Hood {
         let s = |dy: usize, dx: isize| sample(img, ctx, dy, dx, dc);
         Hood {
             w: s(0, 1),
@@ -103,7 +103,7 @@ impl Hood {
     }
 
     /// The [`PLAIN`] predictors (unclipped).
-    pub(super) fn plain(&self) -> [i32; PLAIN] {
+    fn plain(&self) -> [i32; PLAIN] {
         let h = self;
         [
             h.w,
@@ -140,7 +140,7 @@ impl Hood {
 
 /// The middle one of three values (LOCO-I's predictor when the third is
 /// the gradient).
-pub(super) fn median(a: i32, b: i32, c: i32) -> i32 {
+fn median(a: i32, b: i32, c: i32) -> i32 {
     a.max(b).min(a.min(b).max(c))
 }
 
@@ -193,6 +193,13 @@ impl Image32Contexts {
             cur: None,
             index: [0; MAPS],
         }
+    }
+
+    /// Prediction `k` (below `2 * PLAIN`: plain, then moved by the
+    /// previous channel) of the byte begun last, clipped; `None` outside an
+    /// image (revision 40's family reads them: `image40.rs`).
+    pub(super) fn prediction(&self, k: usize) -> Option<i32> {
+        self.cur.map(|f| ((f.base[k] >> 3) & 255) as i32)
     }
 
     /// The byte's predictors, clipped, and its context.

@@ -31,8 +31,7 @@
 //! Every predictor and input is declared in this file.
 
 use super::image::ImageInfo;
-use super::image32::{Hood, Image32Contexts, PLAIN};
-use super::pixel::sample;
+use super::image32::{Image32Contexts, PLAIN};
 use super::{ByteCtx, ContextModel};
 use crate::apm::AveragedApm;
 use crate::prim::AdaptiveProbs;
@@ -158,24 +157,11 @@ impl Image40Contexts {
         let img = &self.img;
         let col = (ctx.pos - img.start) % img.pixel_bytes;
         let ch = col.min(CHANNELS - 1);
-        let p0: [i32; PLAIN] = Hood::at(img, ctx, 0).plain();
+        // Revision 32's predictions of this byte (clipped), plain and moved.
         let mut pred = [0i32; PREDICTORS];
         for (j, &k) in PICK.iter().enumerate() {
-            pred[j] = p0[k];
-        }
-        if col > 0 {
-            let p1 = sample(img, ctx, 0, 0, 1);
-            let q = Hood::at(img, ctx, 1).plain();
-            for (j, &k) in PICK.iter().enumerate() {
-                pred[PICK.len() + j] = p0[k] + p1 - q[k];
-            }
-        } else {
-            for (j, &k) in PICK.iter().enumerate() {
-                pred[PICK.len() + j] = p0[k];
-            }
-        }
-        for p in &mut pred {
-            *p = (*p).clamp(0, 255);
+            pred[j] = self.base.prediction(k).unwrap_or(0);
+            pred[PICK.len() + j] = self.base.prediction(PLAIN + k).unwrap_or(0);
         }
         let mut err = [1u32; PREDICTORS];
         for (dy, dx, w) in [(0, 1, 2), (1, 0, 2), (1, 1, 1), (1, -1, 1)] {
