@@ -33,6 +33,12 @@ use super::Cm;
 /// at `max`'s settings (68 others).
 const CONFIDENCE: usize = 28;
 
+/// Revision 40 (doc/FORMAT.md 4.51.3): with revision 40's image family
+/// (`models/image40.rs`, six more per-bit inputs) only the first 16
+/// contexts get a confidence input (28 - 12; 28 - 8 and 28 - 16 coded
+/// kodim23's first rows worse).
+const CONFIDENCE40: usize = 16;
+
 impl Cm {
     /// Revision 38: the hashed contexts of a detected 24/32-bit image that
     /// get a confidence input: its first [`CONFIDENCE`] `contexts`, at
@@ -47,7 +53,14 @@ impl Cm {
         contexts: usize,
         room: usize,
     ) -> Option<Vec<usize>> {
-        (!configured && self.img36_info.is_some() && self.config.since(38))
-            .then(|| (0..contexts.min(CONFIDENCE).min(room)).collect())
+        (!configured && self.img36_info.is_some() && self.config.since(38)).then(|| {
+            // Revision 40 (4.51.3): the first 16 (with image40's six more inputs).
+            let most = if self.config.since(40) {
+                CONFIDENCE40
+            } else {
+                CONFIDENCE
+            };
+            (0..contexts.min(most).min(room)).collect()
+        })
     }
 }

@@ -33,7 +33,7 @@ use crate::prim::AdaptiveProbs;
 /// Channels with their own maps (more share the last).
 const CHANNELS: usize = 4;
 /// Predictors on one channel's neighbourhood (see `Hood::plain`).
-const PLAIN: usize = 28;
+pub(super) const PLAIN: usize = 28;
 /// Of those, the ones also moved by the channel two back.
 const P2_MOVED: [usize; 7] = [0, 1, 2, 3, 6, 23, 27];
 /// Maps: plain, moved by p1, moved by p2.
@@ -193,6 +193,13 @@ impl Image32Contexts {
             cur: None,
             index: [0; MAPS],
         }
+    }
+
+    /// Prediction `k` (below `2 * PLAIN`: plain, then moved by the
+    /// previous channel) of the byte begun last, clipped; `None` outside an
+    /// image (revision 40's family reads them: `image40.rs`).
+    pub(super) fn prediction(&self, k: usize) -> Option<i32> {
+        self.cur.map(|f| ((f.base[k] >> 3) & 255) as i32)
     }
 
     /// The byte's predictors, clipped, and its context.

@@ -44,6 +44,7 @@ pub(crate) mod image16;
 pub(crate) mod image18;
 pub(crate) mod image22;
 pub(crate) mod image32;
+pub(crate) mod image40;
 pub(crate) mod image7;
 pub(crate) mod indirect;
 pub(crate) mod jpeg;
