@@ -13,6 +13,7 @@ use common::{
     coded_bytes, config, elf64, idiom_fork, noise, real_code, round_trip_each, x86_cases,
     x86_code_sizes,
 };
+use sep_cm::CmConfig;
 
 #[test]
 fn revisions_38_and_40_round_trip_x86_code() {
@@ -44,8 +45,14 @@ fn revision_40_beats_38_on_x86_code() {
 #[test]
 fn revision_40_leaves_68000_code_alone() {
     let fork = idiom_fork(40, 5);
+    // Without the word families: revision 40's line family (4.51.2) codes
+    // the fork's bytes that no detector claims.
+    let plain = |r| CmConfig {
+        word: false,
+        ..config(r)
+    };
     assert_eq!(
-        coded_bytes(&fork, &config(38)),
-        coded_bytes(&fork, &config(40))
+        coded_bytes(&fork, &plain(38)),
+        coded_bytes(&fork, &plain(40))
     );
 }
