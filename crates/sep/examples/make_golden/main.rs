@@ -220,8 +220,10 @@ fn models() -> Vec<(&'static str, Model)> {
         ("max-r34", preset_r(Preset::Max, 34)),
         // CM revision 36 (4.47): `max` before revision 38.
         ("max-r36", preset_r(Preset::Max, 36)),
-        // CM revision 38 (4.49): today's `max`.
+        // CM revision 38 (4.49): `max` before revision 40.
         ("max-r38", preset_r(Preset::Max, 38)),
+        // CM revision 40 (4.51): today's `max`.
+        ("max-r40", preset_r(Preset::Max, 40)),
         // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13),
         // pinned at CM revision 2 (the revision `max` had then), and at
         // revision 6, and at revision 8 (today's `ultra`).
@@ -258,6 +260,8 @@ fn models() -> Vec<(&'static str, Model)> {
         ("ultra-r36-k4", ultra_kind4(36)),
         // `ultra` from stop 42 (CM revision 38).
         ("ultra-r38-k4", ultra_kind4(38)),
+        // `ultra` from stop 43 (CM revision 40).
+        ("ultra-r40-k4", ultra_kind4(40)),
         // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
         // section 4.14).
         ("fast-r3", fast_r3()),
@@ -449,6 +453,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r34",
             "max-r36",
             "max-r38",
+            "max-r40",
         ];
         if ["mix2", "default-r1", "default-r2"].contains(&name) || detecting.contains(&name) {
             for input in [
@@ -493,6 +498,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r34",
             "max-r36",
             "max-r38",
+            "max-r40",
         ]
         .contains(&name)
         {
@@ -579,6 +585,13 @@ fn golden_list() -> Vec<Golden> {
         archive: "ultra-r38-k4.grammar-streamed.sep".into(),
         input: "grammar.lsp",
         model: ultra_kind4(38),
+        block_size: None,
+        streamed: true,
+    });
+    list.push(Golden {
+        archive: "ultra-r40-k4.grammar-streamed.sep".into(),
+        input: "grammar.lsp",
+        model: ultra_kind4(40),
         block_size: None,
         streamed: true,
     });
