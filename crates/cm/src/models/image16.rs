@@ -25,7 +25,7 @@
 
 use super::expected::ExpectedBits;
 use super::image::ImageInfo;
-use super::pixel::sample;
+use super::pixel::{coded_neighbour, sample};
 use super::pixel4::{DISTANCES, DistanceBits};
 use super::{ByteCtx, ContextModel, hash2};
 use crate::apm::AveragedApm;
@@ -136,19 +136,7 @@ impl Image16Contexts {
     /// The ring's entry of the byte `dy` rows up and `dx` pixels left of
     /// `pos` (negative: right), if inside the image and coded.
     fn entry(&self, ctx: &ByteCtx<'_>, dy: usize, dx: isize) -> Option<&[u8; PREDICTORS + 1]> {
-        let img = &self.img;
-        let (pb, rw) = (img.pixel_bytes, img.row_bytes);
-        let rel = ctx.pos - img.start;
-        let x = rel % rw;
-        let left = dx * pb as isize;
-        if left > x as isize || x as isize - left >= rw as isize || dy * rw > rel {
-            return None;
-        }
-        let p = (ctx.pos as isize - left) as usize - dy * rw;
-        if p >= ctx.pos || !ctx.vis.known(p) {
-            return None;
-        }
-        Some(&self.ring[p & (self.ring.len() - 1)])
+        coded_neighbour(&self.img, ctx, dy, dx).map(|p| &self.ring[p & (self.ring.len() - 1)])
     }
 
     /// Everything the family derives from the byte's neighbourhood.

@@ -23,7 +23,7 @@
 use super::image::ImageInfo;
 use super::image16::Image16Contexts;
 use super::ols::Ols;
-use super::pixel::sample;
+use super::pixel::{coded_neighbour, sample};
 use super::{ByteCtx, ContextModel, hash2};
 use crate::apm::AveragedApm;
 
@@ -135,19 +135,8 @@ impl Image18Contexts {
     /// The residual kept `dy` rows up and `dx` pixels left (0 outside the
     /// image or where the decoder lacks the byte).
     fn resid(&self, ctx: &ByteCtx<'_>, dy: usize, dx: isize) -> i32 {
-        let img = &self.img;
-        let (pb, rw) = (img.pixel_bytes, img.row_bytes);
-        let rel = ctx.pos - img.start;
-        let x = rel % rw;
-        let left = dx * pb as isize;
-        if left > x as isize || x as isize - left >= rw as isize || dy * rw > rel {
-            return 0;
-        }
-        let p = (ctx.pos as isize - left) as usize - dy * rw;
-        if p >= ctx.pos || !ctx.vis.known(p) {
-            return 0;
-        }
-        i32::from(self.ring[p & (self.ring.len() - 1)])
+        coded_neighbour(&self.img, ctx, dy, dx)
+            .map_or(0, |p| i32::from(self.ring[p & (self.ring.len() - 1)]))
     }
 
     /// The current byte's channel, OLS prediction of `16 (v - 128)` and

@@ -32,6 +32,7 @@
 
 use super::image::ImageInfo;
 use super::image32::{Image32Contexts, PLAIN};
+use super::pixel::coded_neighbour;
 use super::{ByteCtx, ContextModel};
 use crate::apm::AveragedApm;
 use crate::prim::AdaptiveProbs;
@@ -137,19 +138,7 @@ impl Image40Contexts {
     /// The ring's entry of the byte `dy` rows up and `dx` pixels left of
     /// `pos` (negative: right), if inside the image and coded.
     fn entry(&self, ctx: &ByteCtx<'_>, dy: usize, dx: isize) -> Option<&[u8; PREDICTORS]> {
-        let img = &self.img;
-        let (pb, rw) = (img.pixel_bytes, img.row_bytes);
-        let rel = ctx.pos - img.start;
-        let x = rel % rw;
-        let left = dx * pb as isize;
-        if left > x as isize || x as isize - left >= rw as isize || dy * rw > rel {
-            return None;
-        }
-        let p = (ctx.pos as isize - left) as usize - dy * rw;
-        if p >= ctx.pos || !ctx.vis.known(p) {
-            return None;
-        }
-        Some(&self.ring[p & (self.ring.len() - 1)])
+        coded_neighbour(&self.img, ctx, dy, dx).map(|p| &self.ring[p & (self.ring.len() - 1)])
     }
 
     /// The byte's predictors, their ranking and blend.

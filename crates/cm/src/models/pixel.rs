@@ -27,7 +27,6 @@ impl PixelContexts {
     }
 }
 
-/// The Paeth-like predictor: of W, N and NW, the one nearest to W + N - NW.
 /// The sample `dx` pixels left and `dy` rows up of the byte at `ctx.pos` in
 /// image `img` (negative `dx`: right), in the channel `dc` before its own; 0
 /// outside the image or where not yet known. Shared by the pixel families.
@@ -47,6 +46,29 @@ pub(crate) fn sample(img: &ImageInfo, ctx: &ByteCtx<'_>, dy: usize, dx: isize, d
     }
 }
 
+/// The block position of the byte `dx` pixels left and `dy` rows up of the
+/// byte at `ctx.pos` in image `img` (negative `dx`: right), in its own
+/// channel, if it is inside the image, before `ctx.pos` and known to the
+/// decoder. Shared by the families that keep a ring of per-byte values
+/// (revisions 16, 18 and 40).
+pub(crate) fn coded_neighbour(
+    img: &ImageInfo,
+    ctx: &ByteCtx<'_>,
+    dy: usize,
+    dx: isize,
+) -> Option<usize> {
+    let (pb, rw) = (img.pixel_bytes, img.row_bytes);
+    let rel = ctx.pos - img.start;
+    let x = rel % rw;
+    let left = dx * pb as isize;
+    if left > x as isize || x as isize - left >= rw as isize || dy * rw > rel {
+        return None;
+    }
+    let p = (ctx.pos as isize - left) as usize - dy * rw;
+    (p < ctx.pos && ctx.vis.known(p)).then_some(p)
+}
+
+/// The Paeth-like predictor: of W, N and NW, the one nearest to W + N - NW.
 fn paeth(w: i32, n: i32, nw: i32) -> i32 {
     let g = w + n - nw;
     let (dw, dn, dnw) = ((g - w).abs(), (g - n).abs(), (g - nw).abs());

@@ -7,28 +7,9 @@
 
 use crate::common;
 use common::{
-    config, recurring_sentences, round_trip, round_trip_each, round_trip_text_behind_lying_headers,
-    text_test_inputs, xorshift32,
+    c_like, config, recurring_sentences, round_trip, round_trip_each,
+    round_trip_text_behind_lying_headers, text_test_inputs,
 };
-
-/// A small C-like source of `lines` lines, varied by `seed`.
-fn c_like(lines: usize, seed: u32) -> Vec<u8> {
-    let names = ["count", "buf", "len", "next", "node", "value", "index"];
-    let mut s = String::from("#include <stdio.h>\n\n");
-    let mut next = xorshift32(seed.wrapping_mul(2_654_435_761) | 1);
-    for k in 0..lines {
-        let x = next();
-        let a = names[x as usize % names.len()];
-        let b = names[(x >> 8) as usize % names.len()];
-        match x >> 16 & 3 {
-            0 => s.push_str(&format!("int {a}_{k}(int {b})\n{{\n")),
-            1 => s.push_str(&format!("    if ({a} < {b}) {a} = {b} + {};\n", x % 97)),
-            2 => s.push_str(&format!("    return {a}[{b}];\n}}\n\n")),
-            _ => s.push_str(&format!("    /* {a} and {b} */ {a}++;\n")),
-        }
-    }
-    s.into_bytes()
-}
 
 /// A small HTML-like page of `rows` table rows, varied by `seed`.
 fn html_like(rows: usize, seed: u32) -> Vec<u8> {
@@ -50,7 +31,7 @@ fn html_like(rows: usize, seed: u32) -> Vec<u8> {
 #[test]
 fn revision_34_round_trips_text_code_markup_and_hard_cases() {
     round_trip_each(&[34], &text_test_inputs(34), true);
-    round_trip_each(&[34], &[c_like(120, 3), html_like(60, 5)], true);
+    round_trip_each(&[34], &[c_like(120, 3, "    "), html_like(60, 5)], true);
     let words = [
         "small", "files", "are", "still", "learning", "when", "they", "end", "so", "every", "byte",
         "counts",
@@ -69,7 +50,7 @@ fn revision_34_does_not_lose_on_small_inputs() {
     let readme = include_bytes!("../data/readme.md");
     let inputs = [
         readme[..readme.len().min(16_000)].to_vec(),
-        c_like(200, 7),
+        c_like(200, 7, "    "),
         html_like(100, 9),
     ];
     let (mut old, mut new) = (0, 0);

@@ -7,8 +7,8 @@
 
 use crate::common;
 use common::{
-    coded_len, config, noise, round_trip, round_trip_each, round_trip_text_behind_lying_headers,
-    text_test_inputs, xorshift32,
+    c_like, coded_len, config, noise, round_trip, round_trip_each,
+    round_trip_text_behind_lying_headers, text_test_inputs, xorshift32,
 };
 
 /// A list of `lines` URLs, one a line, varied by `seed`: hosts recur,
@@ -63,25 +63,6 @@ fn url_list(lines: usize, seed: u32) -> Vec<u8> {
     s.into_bytes()
 }
 
-/// A small C-like source of `lines` lines, varied by `seed`.
-fn c_like(lines: usize, seed: u32) -> Vec<u8> {
-    let names = ["count", "buf", "len", "next", "node", "value", "index"];
-    let mut s = String::from("#include <stdio.h>\n\n");
-    let mut next = xorshift32(seed.wrapping_mul(2_654_435_761) | 1);
-    for k in 0..lines {
-        let x = next();
-        let a = names[x as usize % names.len()];
-        let b = names[(x >> 8) as usize % names.len()];
-        match x >> 16 & 3 {
-            0 => s.push_str(&format!("int {a}_{k}(int {b})\n{{\n")),
-            1 => s.push_str(&format!("\tif ({a} < {b}) {a} = {b} + {};\n", x % 97)),
-            2 => s.push_str(&format!("    return {a}[{b}];\n}}\n\n")),
-            _ => s.push_str(&format!("    /* {a} and {b} */ {a}++;\n")),
-        }
-    }
-    s.into_bytes()
-}
-
 /// A small HTML-like page of `rows` table rows, varied by `seed`.
 fn html_like(rows: usize, seed: u32) -> Vec<u8> {
     let words = ["alpha", "beta", "release", "notes", "download", "mirror"];
@@ -103,7 +84,7 @@ fn html_like(rows: usize, seed: u32) -> Vec<u8> {
 fn revision_40_round_trips_urls_code_markup_and_is_deterministic() {
     round_trip_each(&[40], &text_test_inputs(40), false);
     let mut inputs = vec![url_list(300, 1)];
-    inputs.push(c_like(150, 2));
+    inputs.push(c_like(150, 2, "\t"));
     inputs.push(html_like(60, 3));
     // A line without a newline that never ends, slashes and separators
     // only, blanks only, and URLs after noise.
@@ -151,7 +132,7 @@ fn revision_40_codes_urls_smaller_than_38() {
 /// most revision 38's bytes plus 0.2%.
 #[test]
 fn revision_40_codes_code_and_markup_no_larger_than_38() {
-    for d in [c_like(400, 11), html_like(150, 12)] {
+    for d in [c_like(400, 11, "\t"), html_like(150, 12)] {
         let old = coded_len(&d, &config(38));
         let new = coded_len(&d, &config(40));
         eprintln!("{} bytes: revision 38 {old}, 40 {new}", d.len());

@@ -792,3 +792,23 @@ pub fn readme_words() -> Vec<String> {
         .map(|w| String::from_utf8_lossy(w).into_owned())
         .collect()
 }
+
+/// A small C-like source of `lines` lines, varied by `seed`; `indent`
+/// starts its `if` lines (the small-input rounds' generated code).
+pub fn c_like(lines: usize, seed: u32, indent: &str) -> Vec<u8> {
+    let names = ["count", "buf", "len", "next", "node", "value", "index"];
+    let mut s = String::from("#include <stdio.h>\n\n");
+    let mut next = xorshift32(seed.wrapping_mul(2_654_435_761) | 1);
+    for k in 0..lines {
+        let x = next();
+        let a = names[x as usize % names.len()];
+        let b = names[(x >> 8) as usize % names.len()];
+        match x >> 16 & 3 {
+            0 => s.push_str(&format!("int {a}_{k}(int {b})\n{{\n")),
+            1 => s.push_str(&format!("{indent}if ({a} < {b}) {a} = {b} + {};\n", x % 97)),
+            2 => s.push_str(&format!("    return {a}[{b}];\n}}\n\n")),
+            _ => s.push_str(&format!("    /* {a} and {b} */ {a}++;\n")),
+        }
+    }
+    s.into_bytes()
+}
