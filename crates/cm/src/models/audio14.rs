@@ -492,33 +492,7 @@ mod tests {
         for mut f in [Audio14Contexts::new(info), Audio14Contexts::with_nlms(info)] {
             f.pred = [1000; PMAX];
             f.mad[0] = [16 * 4; PMAX];
-            let st = crate::cm::CmStream::new(0);
-            let data = [0xE8u8, 0x03];
-            for (pos, byte) in data.iter().enumerate() {
-                let ctx = ByteCtx {
-                    data: &data,
-                    pos,
-                    st: &st,
-                    vis: &crate::matcher::Sequential(pos),
-                };
-                f.begin_byte(&ctx);
-                let mut c0 = 1u32;
-                let mut out = [0i32; PMAX];
-                for i in (5..8).rev() {
-                    f.predict_bit(c0, i, &mut out);
-                    let bit = u32::from(byte >> i) & 1;
-                    assert!(
-                        if bit == 1 {
-                            out[0] > 256
-                        } else {
-                            out[0] < -256
-                        },
-                        "byte {pos} bit {i}: {}",
-                        out[0]
-                    );
-                    c0 = c0 << 1 | bit;
-                }
-            }
+            crate::models::audio4::tests::assert_bits_follow_1000(&mut f, PMAX);
         }
     }
 }
