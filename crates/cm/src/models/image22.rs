@@ -71,7 +71,8 @@ fn dist_bucket(d: i32) -> usize {
 
 /// In sixteenths of a level, the value half a level below the least byte
 /// whose bit `i` is 1 given the bits so far (`c0` with its leading 1).
-fn threshold(c0: u32, i: u32) -> i32 {
+/// Shared with revision 40's family (`image40.rs`).
+pub(crate) fn threshold(c0: u32, i: u32) -> i32 {
     let known = c0 ^ (1 << (7 - i));
     let m = (known << (i + 1)) | (1 << i);
     16 * m as i32 - 8

@@ -31,6 +31,7 @@
 //! Every predictor and input is declared in this file.
 
 use super::image::ImageInfo;
+use super::image22::threshold;
 use super::image32::{Image32Contexts, PLAIN};
 use super::pixel::coded_neighbour;
 use super::{ByteCtx, ContextModel};
@@ -70,14 +71,6 @@ pub(crate) const MEMORY: u64 = ((2 * APM_A + 2 * APM_B) * 33 * 2) as u64
     + ((4 * APM_A + 2 * APM_B) * 4) as u64
     + (RING_MAX * PREDICTORS) as u64;
 
-/// In sixteenths of a level, the value half a level below the least byte
-/// whose bit `i` is 1 given the bits so far (`c0` with its leading 1).
-fn threshold(c0: u32, i: u32) -> i32 {
-    let known = c0 ^ (1 << (7 - i));
-    let m = (known << (i + 1)) | (1 << i);
-    16 * m as i32 - 8
-}
-
 /// What the family computes for one byte.
 #[derive(Debug, Clone, Copy)]
 struct Now {
@@ -111,6 +104,9 @@ pub(crate) struct Image40Contexts {
     maps: AdaptiveProbs,
     /// The maps' cells used for this bit.
     index: [u32; MAPS],
+    /// The four APMs' rows for this bit (set with the cells by
+    /// `predict_bit`, read by `refine_final`).
+    apm_rows: [usize; 4],
 }
 
 impl Image40Contexts {
@@ -132,6 +128,7 @@ impl Image40Contexts {
             last_resid: 0,
             maps: AdaptiveProbs::new(4 * APM_A + 2 * APM_B, MAP_LIMIT),
             index: [0; MAPS],
+            apm_rows: [0; 4],
         }
     }
 
@@ -238,7 +235,8 @@ impl ContextModel for Image40Contexts {
             out.fill(0);
             return;
         };
-        let (_, cells) = self.rows(&f, c0, i);
+        let (rows, cells) = self.rows(&f, c0, i);
+        self.apm_rows = rows;
         for ((o, s), &cell) in out.iter_mut().zip(&mut self.index).zip(&cells) {
             *s = cell as u32;
             *o = self.maps.stretched(cell);
@@ -258,13 +256,13 @@ impl ContextModel for Image40Contexts {
         }
     }
 
+    /// The APM chain on the rows `predict_bit` found for this bit.
     fn refine_final(&mut self, p: u32, c0: u32) -> u32 {
         let p = self.base.refine_final(p, c0);
-        let Some(f) = self.cur else {
+        if self.cur.is_none() {
             return p;
-        };
-        let i = 7 - (31 - c0.leading_zeros());
-        let ([a, b, c, d], _) = self.rows(&f, c0, i);
+        }
+        let [a, b, c, d] = self.apm_rows;
         let p = self.apm_a.refine(p, a);
         let p = self.apm_b.refine(p, b);
         let p = self.apm_c.refine(p, c);
