@@ -88,6 +88,14 @@ impl AdaptiveProbs {
         self.t[i] & 1023
     }
 
+    /// Starts loading entry `i`'s cache line (a hint: changes nothing), so
+    /// that a later [`stretched`](Self::stretched) or
+    /// [`update`](Self::update) of `i` does not wait for memory.
+    #[inline]
+    pub fn prefetch(&self, i: usize) {
+        sep_kernels::prefetch(&self.t, i);
+    }
+
     /// Learns `bit` at entry `i`.
     #[inline]
     pub fn update(&mut self, i: usize, bit: u32) {

@@ -199,7 +199,9 @@ impl CmConfig {
             // Revision 32, 24/32-bit images (4.43.4): the predictors' maps and the family's mixer (models/image32.rs).
             + if self.since(32) { crate::models::image32::MEMORY } else { 0 }
             // Revision 40, 24/32-bit images (4.51.3): the ranked predictors' error ring and APMs (models/image40.rs).
-            + if self.since(40) { crate::models::image40::MEMORY } else { 0 }
+            + if self.since(40) && !self.since(42) { crate::models::image40::MEMORY } else { 0 }
+            // Revision 42, 24/32-bit images (4.53.3): revision 40's family trimmed to two maps and two APMs (models/image42.rs).
+            + if self.since(42) { crate::models::image42::MEMORY } else { 0 }
             // Revision 7, spreadsheets (4.18.4): the cell family's per-bit
             // tables (models/biff7.rs).
             + if self.since(7) { crate::models::biff7::MEMORY } else { 0 }

@@ -35,6 +35,7 @@ use crate::models::image18::Image18Contexts;
 use crate::models::image22::Image22Contexts;
 use crate::models::image32::Image32Contexts;
 use crate::models::image40::Image40Contexts;
+use crate::models::image42::Image42Contexts;
 use crate::models::indirect::IndirectContexts;
 use crate::models::jpeg::JpegContexts;
 use crate::models::jpeg7::Jpeg7Contexts;
@@ -301,6 +302,13 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
         DataKind::Audio(a) => vec![
             Box::new(OrderContexts::new(0, 0)),
             Box::new(AudioContexts::new(a)),
+        ],
+        // Revision 42 (doc/FORMAT.md 4.53.3): revision 40's and residual and texture maps.
+        DataKind::Image(i) if config.since(42) && matches!(i.pixel_bytes, 3 | 4) => vec![
+            Box::new(OrderContexts::new(0b1, 0)),
+            Box::new(Image14Contexts::new(i).with_revision38_last_mixer()),
+            Box::new(Image22Contexts::new(i)),
+            Box::new(Image42Contexts::new(i)),
         ],
         // Revision 40 (doc/FORMAT.md 4.51.3): revision 38's and ranked predictors' APMs.
         DataKind::Image(i) if config.since(40) && matches!(i.pixel_bytes, 3 | 4) => vec![

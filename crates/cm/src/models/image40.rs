@@ -243,6 +243,22 @@ impl ContextModel for Image40Contexts {
         }
     }
 
+    /// Starts loading the four APM rows and the maps' cells that bit `i`
+    /// reads if the partial byte is `c0` (a cache hint: changes nothing).
+    fn prefetch_bit(&self, c0: u32, i: u32) {
+        self.base.prefetch_bit(c0, i);
+        if let Some(f) = &self.cur {
+            let ([a, b, c, d], cells) = self.rows(f, c0, i);
+            self.apm_a.prefetch(a);
+            self.apm_b.prefetch(b);
+            self.apm_c.prefetch(c);
+            self.apm_d.prefetch(d);
+            for cell in cells {
+                self.maps.prefetch(cell);
+            }
+        }
+    }
+
     fn update_bit(&mut self, bit: u32) {
         self.base.update_bit(bit);
         self.apm_a.update(bit);

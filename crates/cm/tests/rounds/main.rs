@@ -29,6 +29,7 @@ mod image32_rev32;
 mod image36_rev36;
 mod image38_rev38;
 mod image40_rev40;
+mod image42_rev42;
 mod image_rev10;
 mod image_rev14;
 mod image_rev4;
