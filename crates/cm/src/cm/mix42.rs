@@ -15,6 +15,10 @@
 //! first-layer weights in every weight set restart at the mode's initial
 //! weight (0 for confidence inputs, revision 4's 2000 for run inputs).
 //!
+//! All of this applies only with a context table of at least
+//! 2^[`MIN_TABLE_BITS`] bytes (the block's, after `effective_bits`); with
+//! a smaller one the slots always carry the run inputs.
+//!
 //! The run map is looked up and trained in both modes, so switching back
 //! finds it as revision 40 would. The model calls these helpers from
 //! `install`, `rev4_initial_weights`, `predict_bit` and `end_byte`.
@@ -25,6 +29,10 @@ use super::{CONFIDENCE_INITIAL_WEIGHT, Cm, REV4_INITIAL_WEIGHT, confidence_input
 pub(crate) const PERIOD: u32 = 1024;
 /// A count times this above the bytes coded chooses the run inputs.
 pub(crate) const SHARE: u32 = 64;
+/// The smallest context table (log2 of its bytes, after
+/// `CmConfig::effective_bits`) with which the choice applies: with the
+/// tests' 2^18-byte table more confidence inputs cost 2% on real code.
+pub(crate) const MIN_TABLE_BITS: u32 = 22;
 
 /// Revision 42's input choice: whether it applies, the mode, the
 /// contexts of the confidence inputs and the byte counts.
@@ -63,7 +71,10 @@ impl Cm {
     /// contexts; the confidence and run inputs already chosen).
     pub(super) fn mix42_install(&mut self, configured: bool, contexts: usize) {
         let runs = self.run_inputs();
-        let on = configured && self.config.since(42) && runs > 0;
+        let on = configured
+            && self.config.since(42)
+            && runs > 0
+            && self.table.bytes() >= 1 << MIN_TABLE_BITS;
         if !on {
             self.sel42 = Sel42::default();
             return;
