@@ -138,7 +138,7 @@ impl Cm {
         c[1] += u32::from(b >= 0x80);
         c[2] += u32::from(b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'));
         c[3] += u32::from(matches!(b, b'[' | b'|' | b'{'));
-        if c[0] % PERIOD == 0 {
+        if c[0].is_multiple_of(PERIOD) {
             let conf = self.sel42.wants_conf();
             if conf != self.sel42.conf {
                 self.sel42.conf = conf;
