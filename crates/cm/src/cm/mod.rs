@@ -38,6 +38,7 @@ mod mix28;
 mod mix30;
 mod mix34;
 mod mix38;
+mod mix42;
 mod registry;
 mod snapshot_walk;
 mod stream;
@@ -205,6 +206,9 @@ pub struct Cm {
     /// Revision 38 (doc/FORMAT.md 4.49.1): the configured families' two
     /// more selectors (`mix38.rs`).
     sel38: mix38::Sel38,
+    /// Revision 42 (doc/FORMAT.md 4.53.2): what the run inputs' slots
+    /// carry (`mix42.rs`).
+    sel42: mix42::Sel42,
     /// Revision 36 (doc/FORMAT.md 4.47.1): a detected image's layout and
     /// its mixing and refinement stage (`imgmix36.rs`).
     img36_info: Option<crate::models::image::ImageInfo>,
@@ -278,6 +282,7 @@ impl Cm {
             sel28: mix28::Sel28::default(),
             text_selector: None,
             sel38: mix38::Sel38::default(),
+            sel42: mix42::Sel42::default(),
             final_selector: None,
             final34: None,
             final36: None,
@@ -341,6 +346,8 @@ impl Cm {
             self.mixer
                 .set_initial_weights_from(first, REV4_INITIAL_WEIGHT);
         }
+        // Revision 42 (4.53.2): the run slots' start in the current mode.
+        self.mix42_weights();
     }
 
     /// Adds the serial network of doc/FORMAT.md section 4.12: an LSTM that
@@ -480,6 +487,8 @@ impl Cm {
             0
         };
         self.runs = (runs > 0).then(|| RunMap::new(RUN_BITS, runs));
+        // Revision 42 (4.53.2): the run slots' inputs chosen by a measure.
+        self.mix42_install(configured, contexts);
         let inputs = used + runs;
         self.ctx12 = (configured && self.config.since(12))
             .then(|| ctxinputs::CtxInputs::new(contexts, most - inputs.min(most)))
@@ -740,6 +749,8 @@ impl Cm {
                 self.mixer.set(first + k, x);
             }
         }
+        // Revision 42 (4.53.2): or more confidence inputs in those slots.
+        self.mix42_inputs();
         let third = match self.byte_selector {
             Some(_) => self.byte_selector_ctx * 8 + i as usize,
             None => c1 as usize,
@@ -1086,6 +1097,7 @@ impl Cm {
     /// revision 9's shortcut: the stream's history, every family's
     /// `observe`, and the detector, which may install a kind's families.
     fn end_byte(&mut self, st: &mut CmStream, data: &[u8], pos: usize, b: u8) -> u8 {
+        self.mix42_end_byte(b);
         st.observe(data, pos, b);
         for f in &mut self.families {
             f.observe(data, pos, b);

@@ -48,6 +48,8 @@ impl Cm {
         if let Some(r) = self.runs.as_mut() {
             r.visit(v);
         }
+        // Revision 42 (doc/FORMAT.md 4.53.2): the run slots' mode.
+        self.sel42.visit(v);
         for f in &mut self.families {
             f.visit_state(v);
         }

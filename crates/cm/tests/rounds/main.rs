@@ -45,6 +45,7 @@ mod mix_round_trip;
 mod pic_rev12;
 mod prior_rev12;
 mod prior_rev26;
+mod prose42_rev42;
 mod rec_rev10;
 mod rec_rev12;
 mod revisions;
