@@ -1,0 +1,278 @@
+//! x86 / x86-64 ELF per-bit inputs of CM revision 42 (doc/FORMAT.md
+//! 4.53.4): a sixth family installed after revision 32's
+//! ([`X86v32Contexts`](super::x86_32)) for an x86 ELF block. It adds no
+//! hashed context; it turns three *expected bytes* into per-bit mixer
+//! inputs ([`ExpectedBits`]), which learn across byte values (a hashed
+//! context of the same byte learns each value apart). Like the earlier x86
+//! families it follows the bytes with its own instruction decoder
+//! ([`X86v4Contexts`], restarted where the ELF program headers put an
+//! executable segment, [`ElfLayout`]).
+//!
+//! The expected bytes of a code byte (all in [`X86v42Contexts::keys`]):
+//!
+//! - the *fine* byte: what the last byte coded in the same fine field
+//!   context was (a table of the last byte per hashed context): an opcode
+//!   byte by the previous instruction and the current one so far; a ModRM
+//!   by the opcode, prefix state and previous opcode; a SIB by the opcode
+//!   and ModRM; a displacement byte by its base register, ModRM reg and
+//!   mod, slot and the operand bytes so far; an immediate byte by the
+//!   opcode, prefix state, ModRM, slot and the bytes so far;
+//! - the *coarse* byte: the same with less (the previous opcode and the
+//!   bytes so far; the opcode and prefix state; the ModRM; the base and
+//!   mod; the opcode and slot);
+//! - the *match* byte: the instruction that followed the last occurrence
+//!   of the previous instruction (all its bytes), its byte at the current
+//!   index while the current instruction's bytes agree with it.
+//!
+//! The inputs' situation is the decoder's role with which of the three
+//! bytes exist and whether the fine and match bytes agree. Outside the
+//! executable segments there is one situation and no expected byte.
+
+use super::elf7::ElfLayout;
+use crate::apm::Apm;
+use super::expected::ExpectedBits;
+use super::x86_4::{DISP, IMM, MODRM, OPCODE, SIB, X86v4Contexts};
+use super::{ByteCtx, ContextModel, hash2};
+
+/// Entries of the last-byte table (u16 each).
+const TABLE_BITS: u32 = 18;
+/// Entries of the instruction-start table (u32 each).
+const NEXT_BITS: u32 = 16;
+/// Situations of the inputs: 8 roles (7: data) times 64 role details
+/// times 16 flag sets.
+const SITUATIONS: usize = 8 * 64 * 32;
+
+/// Log2 of the hashed contexts of each final APM (a row of 256 per
+/// context, one per partial byte).
+const APM_BITS: u32 = 10;
+/// The final APMs' adaptation shift.
+const APM_RATE: u32 = 6;
+
+/// Bytes of memory the family adds, over a bound: the last-byte table, the
+/// instruction-start table, the inputs' probabilities and its own state.
+pub(crate) const MEMORY: u64 =
+    (4 << TABLE_BITS) + (4 << NEXT_BITS) + 4 * (SITUATIONS as u64 * 8 * 3 * 4)
+    + 3 * 66 * (256 << APM_BITS)
+    + 1024;
+
+/// The revision-42 x86 family.
+#[derive(Debug, Clone)]
+pub(crate) struct X86v42Contexts {
+    dec: X86v4Contexts,
+    elf: ElfLayout,
+    /// The bytes of the current operand so far (little-endian).
+    cur: u32,
+    /// Hash of the current instruction's bytes so far.
+    ins: u32,
+    /// Hash of the previous instruction's bytes.
+    prev: u32,
+    /// Where the instruction that followed the last occurrence of the
+    /// previous instruction began (0: none), and whether the current
+    /// instruction's bytes agree with it so far.
+    cand: u32,
+    cand_agree: bool,
+    /// Instruction starts (block positions) keyed by the hash of the
+    /// instruction before.
+    next_of: Vec<u32>,
+    /// The last byte (0x100 | byte) per hashed field context.
+    last: Vec<u32>,
+    /// This byte's fine and coarse table slots (`usize::MAX`: none).
+    slots: [usize; 3],
+    inputs: ExpectedBits<3>,
+    /// The final APMs (by the fine expected byte, by the match byte) and
+    /// this byte's contexts of them.
+    apms: [Apm; 3],
+    apm_ctx: [usize; 3],
+}
+
+impl X86v42Contexts {
+    /// A decoder at an instruction boundary.
+    pub fn new() -> Self {
+        X86v42Contexts {
+            dec: X86v4Contexts::new(),
+            elf: ElfLayout::default(),
+            cur: 0,
+            ins: 0,
+            prev: 0,
+            cand: 0,
+            cand_agree: false,
+            next_of: vec![0; 1 << NEXT_BITS],
+            last: vec![0; 1 << TABLE_BITS],
+            slots: [usize::MAX; 3],
+            inputs: ExpectedBits::new(SITUATIONS),
+            apms: std::array::from_fn(|_| Apm::new(256 << APM_BITS, APM_RATE)),
+            apm_ctx: [0; 3],
+        }
+    }
+
+    /// The fine, coarse and alternative field contexts of the next code
+    /// byte.
+    fn keys(&self) -> (u32, u32, u32) {
+        let d = &self.dec;
+        let role = d.role();
+        let slot = d.operand_slot();
+        let pre = d.prefix_state();
+        let so_far = d.operand_so_far(self.cur);
+        let base = || {
+            let b = if d.sib & 0x100 != 0 {
+                d.sib & 7
+            } else {
+                d.modrm & 7
+            };
+            (d.rex & 1) << 3 | b
+        };
+        match role {
+            OPCODE | 1 | 2 => (
+                hash2(hash2(0x9100 | role, self.prev), self.ins),
+                hash2(hash2(0x9110 | role, d.prev_op), self.ins),
+                hash2(hash2(0x9118 | role, d.prev_op << 13 | d.prev2_op), self.ins),
+            ),
+            MODRM => (
+                hash2(0x9120 | d.opcode << 16, pre << 13 | d.prev_op),
+                hash2(0x9130, d.opcode << 12 | pre),
+                hash2(0x9138 | d.opcode << 16, pre << 9 | d.prev_modrm),
+            ),
+            SIB => (
+                hash2(0x9140 | d.opcode << 16, d.modrm | (d.rex & 7) << 9),
+                hash2(0x9150, d.modrm),
+                hash2(0x9158 | d.modrm << 16, d.prev_op),
+            ),
+            DISP => (
+                hash2(
+                    hash2(0x9160 | base() << 16, (d.modrm & 0xF8) << 4 | (d.rex & 4) << 12 | slot),
+                    so_far,
+                ),
+                hash2(hash2(0x9170 | base() << 16, (d.modrm & 0xC0) << 4 | slot), so_far),
+                hash2(hash2(0x9178 | d.opcode << 16, (d.modrm & 0x1FF) << 8 | slot), so_far),
+            ),
+            _ => (
+                hash2(
+                    hash2(0x9180 | d.opcode << 16, pre << 9 | (d.modrm & 0x1FF)),
+                    so_far ^ slot << 24,
+                ),
+                hash2(hash2(0x9190 | d.opcode << 16, slot), so_far),
+                hash2(hash2(0x9198 | d.opcode << 16, slot << 13 | d.prev_op), so_far),
+            ),
+        }
+    }
+}
+
+impl ContextModel for X86v42Contexts {
+    fn contexts(&self) -> usize {
+        0
+    }
+
+    fn hashes(&self, _ctx: &ByteCtx<'_>, _out: &mut [u32]) {}
+
+    fn bit_inputs(&self) -> usize {
+        3
+    }
+
+    fn begin_byte(&mut self, ctx: &ByteCtx<'_>) {
+        let pos = ctx.pos;
+        if self.elf.is_data(pos) {
+            self.slots = [usize::MAX; 3];
+            self.inputs.begin([0; 3], 7 * 64 * 32);
+            self.apm_ctx = [0, 1, 2];
+            return;
+        }
+        let (fine, coarse, alt) = self.keys();
+        let shift = 32 - TABLE_BITS;
+        self.slots = [
+            (fine >> shift) as usize,
+            (coarse >> shift) as usize,
+            usize::MAX,
+        ];
+        let lf = self.last[self.slots[0]];
+        let ef = lf & 0x1FF;
+        let ec = self.last[self.slots[1]] & 0x1FF;
+        let idx = usize::from(self.dec.index).min(15);
+        let at = self.cand as usize + idx;
+        let em = if self.cand != 0 && self.cand_agree && at < pos && ctx.vis.known(at) {
+            0x100 | u32::from(ctx.data[at])
+        } else {
+            0
+        };
+        let flags = u32::from(ef != 0)
+            | u32::from(ec != 0) << 1
+            | u32::from(em != 0) << 2
+            | u32::from(ef != 0 && ef == em) << 3
+            | u32::from(ef != 0 && ef == ec) << 4;
+        let d = &self.dec;
+        let role = d.role().min(6);
+        let sub = match role {
+            OPCODE | 1 | 2 => u32::from(d.index).min(3) << 4 | d.prefix_state() & 0xF,
+            MODRM | SIB => hash2(0x9200, d.opcode) >> 26,
+            _ => (d.operand_slot() >> 4).min(7) << 3 | d.operand_slot() & 7,
+        };
+        self.inputs
+            .begin([ef, ec, em], ((role * 64 + sub) * 32 | flags) as usize);
+        let shift = 32 - APM_BITS;
+        self.apm_ctx = [
+            (hash2(0x9300 | role, sub << 9 | ef) >> shift) as usize,
+            (hash2(0x9310 | role, em << 5 | flags) >> shift) as usize,
+            (hash2(0x9320 | role, sub << 9 | ec) >> shift) as usize,
+        ];
+    }
+
+    fn predict_bit(&mut self, c0: u32, i: u32, out: &mut [i32]) {
+        self.inputs.predict(c0, i, out);
+    }
+
+    fn update_bit(&mut self, bit: u32) {
+        self.inputs.update(bit);
+        for a in &mut self.apms {
+            a.update(bit);
+        }
+    }
+
+    fn refine_final(&mut self, p: u32, c0: u32) -> u32 {
+        let d = crate::stretch(p.clamp(1, 65535));
+        let mut sum = 3 * p + 3;
+        for (a, &c) in self.apms.iter_mut().zip(&self.apm_ctx) {
+            sum += a.refine_stretched(d, c << 8 | c0 as usize);
+        }
+        (sum / 6).clamp(1, 65535)
+    }
+
+    fn observe(&mut self, data: &[u8], pos: usize, byte: u8) {
+        self.elf.observe(data, pos);
+        for &s in &self.slots {
+            if s != usize::MAX {
+                let v = 0x100 | u32::from(byte);
+                let old = self.last[s];
+                self.last[s] = if old & 0x1FF == v { old } else { old << 16 | v };
+            }
+        }
+        self.slots = [usize::MAX; 3];
+        let role = self.dec.role();
+        let slot = self.dec.operand_slot();
+        if role == DISP || role == IMM {
+            let (size, j) = (slot >> 4, slot & 0xF);
+            if j < 4 {
+                self.cur |= u32::from(byte) << (8 * j);
+            }
+            if j + 1 >= size {
+                self.cur = 0;
+            }
+        }
+        if self.cand != 0 && self.cand_agree {
+            let at = self.cand as usize + usize::from(self.dec.index);
+            self.cand_agree = at < pos && at < data.len() && data[at] == byte;
+        }
+        self.dec.step(byte);
+        self.ins = hash2(self.ins, u32::from(byte) | 0x9400);
+        if self.dec.index == 0 {
+            self.prev = self.ins;
+            let k = (hash2(self.ins, 0x9500) >> (32 - NEXT_BITS)) as usize;
+            self.cand = self.next_of[k];
+            self.cand_agree = true;
+            self.next_of[k] = (pos + 1) as u32;
+            self.ins = 0;
+            self.cur = 0;
+        }
+        if self.elf.code_starts(pos + 1) {
+            self.dec = X86v4Contexts::new();
+        }
+    }
+}
