@@ -51,7 +51,7 @@ const APM_RATE: u32 = 6;
 /// Bytes of memory the family adds, over a bound: the last-byte table, the
 /// instruction-start table, the inputs' probabilities and its own state.
 pub(crate) const MEMORY: u64 =
-    (4 << TABLE_BITS) + (4 << NEXT_BITS) + 4 * (SITUATIONS as u64 * 8 * 3 * 4)
+    (2 << TABLE_BITS) + (4 << NEXT_BITS) + 4 * (SITUATIONS as u64 * 8 * 3 * 4)
     + 3 * 66 * (256 << APM_BITS)
     + 1024;
 
@@ -75,9 +75,9 @@ pub(crate) struct X86v42Contexts {
     /// instruction before.
     next_of: Vec<u32>,
     /// The last byte (0x100 | byte) per hashed field context.
-    last: Vec<u32>,
+    last: Vec<u16>,
     /// This byte's fine and coarse table slots (`usize::MAX`: none).
-    slots: [usize; 3],
+    slots: [usize; 2],
     inputs: ExpectedBits<3>,
     /// The final APMs (by the fine expected byte, by the match byte) and
     /// this byte's contexts of them.
@@ -98,16 +98,15 @@ impl X86v42Contexts {
             cand_agree: false,
             next_of: vec![0; 1 << NEXT_BITS],
             last: vec![0; 1 << TABLE_BITS],
-            slots: [usize::MAX; 3],
+            slots: [usize::MAX; 2],
             inputs: ExpectedBits::new(SITUATIONS),
             apms: std::array::from_fn(|_| Apm::new(256 << APM_BITS, APM_RATE)),
             apm_ctx: [0; 3],
         }
     }
 
-    /// The fine, coarse and alternative field contexts of the next code
-    /// byte.
-    fn keys(&self) -> (u32, u32, u32) {
+    /// The fine and coarse field contexts of the next code byte.
+    fn keys(&self) -> (u32, u32) {
         let d = &self.dec;
         let role = d.role();
         let slot = d.operand_slot();
@@ -125,17 +124,14 @@ impl X86v42Contexts {
             OPCODE | 1 | 2 => (
                 hash2(hash2(0x9100 | role, self.prev), self.ins),
                 hash2(hash2(0x9110 | role, d.prev_op), self.ins),
-                hash2(hash2(0x9118 | role, d.prev_op << 13 | d.prev2_op), self.ins),
             ),
             MODRM => (
                 hash2(0x9120 | d.opcode << 16, pre << 13 | d.prev_op),
                 hash2(0x9130, d.opcode << 12 | pre),
-                hash2(0x9138 | d.opcode << 16, pre << 9 | d.prev_modrm),
             ),
             SIB => (
                 hash2(0x9140 | d.opcode << 16, d.modrm | (d.rex & 7) << 9),
                 hash2(0x9150, d.modrm),
-                hash2(0x9158 | d.modrm << 16, d.prev_op),
             ),
             DISP => (
                 hash2(
@@ -143,7 +139,6 @@ impl X86v42Contexts {
                     so_far,
                 ),
                 hash2(hash2(0x9170 | base() << 16, (d.modrm & 0xC0) << 4 | slot), so_far),
-                hash2(hash2(0x9178 | d.opcode << 16, (d.modrm & 0x1FF) << 8 | slot), so_far),
             ),
             _ => (
                 hash2(
@@ -151,7 +146,6 @@ impl X86v42Contexts {
                     so_far ^ slot << 24,
                 ),
                 hash2(hash2(0x9190 | d.opcode << 16, slot), so_far),
-                hash2(hash2(0x9198 | d.opcode << 16, slot << 13 | d.prev_op), so_far),
             ),
         }
     }
@@ -170,41 +164,50 @@ impl ContextModel for X86v42Contexts {
 
     fn begin_byte(&mut self, ctx: &ByteCtx<'_>) {
         let pos = ctx.pos;
-        if self.elf.is_data(pos) {
-            self.slots = [usize::MAX; 3];
-            self.inputs.begin([0; 3], 7 * 64 * 32);
-            self.apm_ctx = [0, 1, 2];
-            return;
-        }
-        let (fine, coarse, alt) = self.keys();
-        let shift = 32 - TABLE_BITS;
-        self.slots = [
-            (fine >> shift) as usize,
-            (coarse >> shift) as usize,
-            usize::MAX,
-        ];
-        let lf = self.last[self.slots[0]];
-        let ef = lf & 0x1FF;
-        let ec = self.last[self.slots[1]] & 0x1FF;
-        let idx = usize::from(self.dec.index).min(15);
-        let at = self.cand as usize + idx;
-        let em = if self.cand != 0 && self.cand_agree && at < pos && ctx.vis.known(at) {
-            0x100 | u32::from(ctx.data[at])
-        } else {
-            0
+        let c4 = ctx.c4();
+        let known = |p: usize| -> u32 {
+            if p < pos && ctx.vis.known(p) {
+                0x100 | u32::from(ctx.data[p])
+            } else {
+                0
+            }
         };
+        let (fine, coarse, em, role, sub) = if self.elf.is_data(pos) {
+            // Data: the last byte after the same three and two bytes, and
+            // the byte four back (4-byte tables).
+            (
+                hash2(0x9600, c4 & 0xFF_FFFF),
+                hash2(0x9610, c4 & 0xFFFF),
+                pos.checked_sub(4).map_or(0, known),
+                7,
+                (pos as u32 & 3) << 4 | (c4 & 0xFF) >> 4,
+            )
+        } else {
+            let (fine, coarse) = self.keys();
+            let idx = usize::from(self.dec.index).min(15);
+            let em = if self.cand != 0 && self.cand_agree {
+                known(self.cand as usize + idx)
+            } else {
+                0
+            };
+            let d = &self.dec;
+            let role = d.role().min(6);
+            let sub = match role {
+                OPCODE | 1 | 2 => u32::from(d.index).min(3) << 4 | d.prefix_state() & 0xF,
+                MODRM | SIB => hash2(0x9200, d.opcode) >> 26,
+                _ => (d.operand_slot() >> 4).min(7) << 3 | d.operand_slot() & 7,
+            };
+            (fine, coarse, em, role, sub)
+        };
+        let shift = 32 - TABLE_BITS;
+        self.slots = [(fine >> shift) as usize, (coarse >> shift) as usize];
+        let ef = u32::from(self.last[self.slots[0]]);
+        let ec = u32::from(self.last[self.slots[1]]);
         let flags = u32::from(ef != 0)
             | u32::from(ec != 0) << 1
             | u32::from(em != 0) << 2
             | u32::from(ef != 0 && ef == em) << 3
             | u32::from(ef != 0 && ef == ec) << 4;
-        let d = &self.dec;
-        let role = d.role().min(6);
-        let sub = match role {
-            OPCODE | 1 | 2 => u32::from(d.index).min(3) << 4 | d.prefix_state() & 0xF,
-            MODRM | SIB => hash2(0x9200, d.opcode) >> 26,
-            _ => (d.operand_slot() >> 4).min(7) << 3 | d.operand_slot() & 7,
-        };
         self.inputs
             .begin([ef, ec, em], ((role * 64 + sub) * 32 | flags) as usize);
         let shift = 32 - APM_BITS;
@@ -239,12 +242,10 @@ impl ContextModel for X86v42Contexts {
         self.elf.observe(data, pos);
         for &s in &self.slots {
             if s != usize::MAX {
-                let v = 0x100 | u32::from(byte);
-                let old = self.last[s];
-                self.last[s] = if old & 0x1FF == v { old } else { old << 16 | v };
+                self.last[s] = 0x100 | u16::from(byte);
             }
         }
-        self.slots = [usize::MAX; 3];
+        self.slots = [usize::MAX; 2];
         let role = self.dec.role();
         let slot = self.dec.operand_slot();
         if role == DISP || role == IMM {
