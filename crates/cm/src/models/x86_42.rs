@@ -99,7 +99,7 @@ impl X86v42Contexts {
             next_of: vec![0; 1 << NEXT_BITS],
             last: vec![0; 1 << TABLE_BITS],
             slots: [usize::MAX; 2],
-            inputs: ExpectedBits::new(SITUATIONS),
+            inputs: ExpectedBits::with_limit(SITUATIONS, 1023),
             apms: std::array::from_fn(|_| Apm::new(256 << APM_BITS, APM_RATE)),
             apm_ctx: [0; 3],
         }
@@ -231,11 +231,11 @@ impl ContextModel for X86v42Contexts {
 
     fn refine_final(&mut self, p: u32, c0: u32) -> u32 {
         let d = crate::stretch(p.clamp(1, 65535));
-        let mut sum = 3 * p + 3;
+        let mut sum = 2 * p + 2;
         for (a, &c) in self.apms.iter_mut().zip(&self.apm_ctx) {
             sum += a.refine_stretched(d, c << 8 | c0 as usize);
         }
-        (sum / 6).clamp(1, 65535)
+        (sum / 5).clamp(1, 65535)
     }
 
     fn observe(&mut self, data: &[u8], pos: usize, byte: u8) {
