@@ -195,7 +195,7 @@ impl ContextModel for X86v42Contexts {
             let sub = match role {
                 OPCODE | 1 | 2 => u32::from(d.index).min(3) << 4 | d.prefix_state() & 0xF,
                 MODRM | SIB => hash2(0x9200, d.opcode) >> 26,
-                _ => (d.operand_slot() >> 4).min(7) << 3 | d.operand_slot() & 7,
+                _ => hash2(0x9220 | d.operand_slot() << 12, d.opcode) >> 26,
             };
             (fine, coarse, em, role, sub)
         };
