@@ -24,36 +24,64 @@
 //!   of the previous instruction (all its bytes), its byte at the current
 //!   index while the current instruction's bytes agree with it.
 //!
-//! The inputs' situation is the decoder's role with which of the three
-//! bytes exist and whether the fine and match bytes agree. Outside the
-//! executable segments there is one situation and no expected byte.
+//! In the data (outside the executable segments) the fine byte is the last
+//! byte after the same three bytes, the coarse one after the same two, and
+//! the match byte the byte four back (tables of 4-byte entries).
+//!
+//! The inputs' situation is the role (7: data) with a detail (an opcode
+//! byte: its index and the prefixes; a ModRM or SIB: a hash of the opcode;
+//! an operand byte: a hash of the opcode, operand size and slot; data: the
+//! position mod 4 and the previous byte's high nibble) and five flags
+//! (which of the three bytes exist, whether the fine byte equals the match
+//! byte, and the coarse byte). Three final APMs (in
+//! [`ContextModel::refine_final`]) refine the model's probability by the
+//! role, detail and fine byte, by the role, match byte and flags, and by
+//! the role, detail and coarse byte; the output is `(2 p + a1 + a2 + a3 +
+//! 2) / 5`.
 
 use super::elf7::ElfLayout;
-use crate::apm::Apm;
 use super::expected::ExpectedBits;
 use super::x86_4::{DISP, IMM, MODRM, OPCODE, SIB, X86v4Contexts};
 use super::{ByteCtx, ContextModel, hash2};
+use crate::apm::Apm;
 
 /// Entries of the last-byte table (u16 each).
 const TABLE_BITS: u32 = 18;
 /// Entries of the instruction-start table (u32 each).
 const NEXT_BITS: u32 = 16;
 /// Situations of the inputs: 8 roles (7: data) times 64 role details
-/// times 16 flag sets.
+/// times 32 flag sets.
 const SITUATIONS: usize = 8 * 64 * 32;
 
-/// Log2 of the hashed contexts of each final APM (a row of 256 per
-/// context, one per partial byte).
-const APM_BITS: u32 = 10;
+/// Contexts of each final APM: 512 (role, detail) pairs times 8 bit
+/// positions times 4 states of the partial byte against its expected
+/// byte.
+const APM_ROWS: usize = 512 * 8 * 4;
 /// The final APMs' adaptation shift.
 const APM_RATE: u32 = 6;
 
 /// Bytes of memory the family adds, over a bound: the last-byte table, the
-/// instruction-start table, the inputs' probabilities and its own state.
-pub(crate) const MEMORY: u64 =
-    (2 << TABLE_BITS) + (4 << NEXT_BITS) + 4 * (SITUATIONS as u64 * 8 * 3 * 4)
-    + 3 * 66 * (256 << APM_BITS)
+/// instruction-start table, the inputs' probabilities, the final APMs and
+/// its own state.
+pub(crate) const MEMORY: u64 = (2 << TABLE_BITS)
+    + (4 << NEXT_BITS)
+    + 4 * (SITUATIONS as u64 * 8 * 3 * 4)
+    + 3 * 66 * APM_ROWS as u64
     + 1024;
+
+/// The state of partial byte `c0` (bits so far with a leading 1, before
+/// bit `i`) against expected byte `e` (0x100 | byte, 0: none): 0 none, 1
+/// the bits so far differ from it, 2 or 3 they agree and its bit `i` is 0
+/// or 1.
+fn expected_state(e: u32, c0: u32, i: u32) -> usize {
+    if e == 0 {
+        0
+    } else if (e & 0xFF) >> (i + 1) != c0 ^ (1 << (7 - i)) {
+        1
+    } else {
+        2 + ((e >> i) & 1) as usize
+    }
+}
 
 /// The revision-42 x86 family.
 #[derive(Debug, Clone)]
@@ -79,10 +107,11 @@ pub(crate) struct X86v42Contexts {
     /// This byte's fine and coarse table slots (`usize::MAX`: none).
     slots: [usize; 2],
     inputs: ExpectedBits<3>,
-    /// The final APMs (by the fine expected byte, by the match byte) and
-    /// this byte's contexts of them.
+    /// The final APMs (by the fine, match and coarse expected bytes), this
+    /// byte's contexts of them and the expected bytes.
     apms: [Apm; 3],
     apm_ctx: [usize; 3],
+    apm_expected: [u32; 3],
 }
 
 impl X86v42Contexts {
@@ -100,8 +129,9 @@ impl X86v42Contexts {
             last: vec![0; 1 << TABLE_BITS],
             slots: [usize::MAX; 2],
             inputs: ExpectedBits::with_limit(SITUATIONS, 1023),
-            apms: std::array::from_fn(|_| Apm::new(256 << APM_BITS, APM_RATE)),
+            apms: std::array::from_fn(|_| Apm::new(APM_ROWS, APM_RATE)),
             apm_ctx: [0; 3],
+            apm_expected: [0; 3],
         }
     }
 
@@ -135,10 +165,16 @@ impl X86v42Contexts {
             ),
             DISP => (
                 hash2(
-                    hash2(0x9160 | base() << 16, (d.modrm & 0xF8) << 4 | (d.rex & 4) << 12 | slot),
+                    hash2(
+                        0x9160 | base() << 16,
+                        (d.modrm & 0xF8) << 4 | (d.rex & 4) << 12 | slot,
+                    ),
                     so_far,
                 ),
-                hash2(hash2(0x9170 | base() << 16, (d.modrm & 0xC0) << 4 | slot), so_far),
+                hash2(
+                    hash2(0x9170 | base() << 16, (d.modrm & 0xC0) << 4 | slot),
+                    so_far,
+                ),
             ),
             _ => (
                 hash2(
@@ -210,12 +246,9 @@ impl ContextModel for X86v42Contexts {
             | u32::from(ef != 0 && ef == ec) << 4;
         self.inputs
             .begin([ef, ec, em], ((role * 64 + sub) * 32 | flags) as usize);
-        let shift = 32 - APM_BITS;
-        self.apm_ctx = [
-            (hash2(0x9300 | role, sub << 9 | ef) >> shift) as usize,
-            (hash2(0x9310 | role, em << 5 | flags) >> shift) as usize,
-            (hash2(0x9320 | role, sub << 9 | ec) >> shift) as usize,
-        ];
+        let situation = (role * 64 + sub) as usize;
+        self.apm_ctx = [situation, (role * 32 + flags) as usize, situation];
+        self.apm_expected = [ef, em, ec];
     }
 
     fn predict_bit(&mut self, c0: u32, i: u32, out: &mut [i32]) {
@@ -231,9 +264,15 @@ impl ContextModel for X86v42Contexts {
 
     fn refine_final(&mut self, p: u32, c0: u32) -> u32 {
         let d = crate::stretch(p.clamp(1, 65535));
+        let i = 7 - (31 - c0.leading_zeros());
         let mut sum = 2 * p + 2;
-        for (a, &c) in self.apms.iter_mut().zip(&self.apm_ctx) {
-            sum += a.refine_stretched(d, c << 8 | c0 as usize);
+        for ((a, &c), &e) in self
+            .apms
+            .iter_mut()
+            .zip(&self.apm_ctx)
+            .zip(&self.apm_expected)
+        {
+            sum += a.refine_stretched(d, (c * 8 + i as usize) * 4 + expected_state(e, c0, i));
         }
         (sum / 5).clamp(1, 65535)
     }
