@@ -245,7 +245,7 @@ impl ContextModel for X86v42Contexts {
             | u32::from(ef != 0 && ef == em) << 3
             | u32::from(ef != 0 && ef == ec) << 4;
         self.inputs
-            .begin([ef, ec, em], ((role * 64 + sub) * 32 | flags) as usize);
+            .begin([ef, ec, em], (((role * 64 + sub) * 32) | flags) as usize);
         let situation = (role * 64 + sub) as usize;
         self.apm_ctx = [situation, (role * 32 + flags) as usize, situation];
         self.apm_expected = [ef, em, ec];
