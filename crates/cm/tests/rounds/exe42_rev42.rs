@@ -34,15 +34,15 @@ fn revision_42_round_trips_68000_code() {
     round_trip_each(&[42], &[fork, truncated, lying], false);
 }
 
-/// Revision 42 pays on real x86-64 code in an ELF file: at least 0.05%
-/// smaller than revision 40 (measured at the tests' small configuration;
-/// doc/FORMAT.md 4.53.4 has the corpus numbers). The code is frozen
-/// (`data/x86-code.bin`).
+/// Revision 42 pays on real x86-64 code in an ELF file: at least 0.5%
+/// smaller than revision 40 (measured 18,962 -> 18,715 bytes, -1.3%, at
+/// the tests' small configuration; doc/FORMAT.md 4.53.4 has the corpus
+/// numbers). The code is frozen (`data/x86-code.bin`).
 #[test]
 fn revision_42_beats_40_on_x86_code() {
     let (a, b) = x86_code_sizes(40, 42);
     assert!(
-        b * 10000 <= a * 9995,
+        b * 1000 <= a * 995,
         "revision 42 {b} bytes, revision 40 {a}"
     );
 }
