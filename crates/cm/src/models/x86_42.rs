@@ -35,9 +35,11 @@
 //! (which of the three bytes exist, whether the fine byte equals the match
 //! byte, and the coarse byte). Three final APMs (in
 //! [`ContextModel::refine_final`]) refine the model's probability by the
-//! role, detail and fine byte, by the role, match byte and flags, and by
-//! the role, detail and coarse byte; the output is `(2 p + a1 + a2 + a3 +
-//! 2) / 5`.
+//! bit position and the partial byte's state against an expected byte
+//! (none, already different, agreeing with its next bit 0 or 1): the fine
+//! byte with the role and detail, the match byte with the role and flags,
+//! the coarse byte with the role and detail; the output is `(2 p + a1 + a2
+//! + a3 + 2) / 5`.
 
 use super::elf7::ElfLayout;
 use super::expected::ExpectedBits;
