@@ -38,8 +38,8 @@
 //! bit position and the partial byte's state against an expected byte
 //! (none, already different, agreeing with its next bit 0 or 1): the fine
 //! byte with the role and detail, the match byte with the role and flags,
-//! the coarse byte with the role and detail; the output is `(2 p + a1 + a2
-//! + a3 + 2) / 5`.
+//! the coarse byte with the role and detail; the output is
+//! `(2 p + a1 + a2 + a3 + 2) / 5`.
 
 use super::elf7::ElfLayout;
 use super::expected::ExpectedBits;
