@@ -232,6 +232,8 @@ impl CmConfig {
             + if self.since(30) { crate::models::x86_30::MEMORY } else { 0 }
             // Revision 32, x86 code (4.43.2): the fifth x86 family.
             + if self.since(32) { crate::models::x86_32::MEMORY } else { 0 }
+            // Revision 42, x86 code (4.53.4): the expected-byte inputs.
+            + if self.since(42) { crate::models::x86_42::MEMORY } else { 0 }
             // Revision 12, 68000 code (4.23.4, exe12): the 68000 family's
             // displacement and opcode histories.
             + if self.since(12) { crate::models::m68k12::MEMORY } else { 0 }

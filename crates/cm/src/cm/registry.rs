@@ -70,6 +70,7 @@ use crate::models::x86_14::X86v14Contexts;
 use crate::models::x86_16::X86v16Contexts;
 use crate::models::x86_30::X86v30Contexts;
 use crate::models::x86_32::X86v32Contexts;
+use crate::models::x86_42::X86v42Contexts;
 
 /// The hashed-context families of a configuration, in mixer order: the
 /// registration list of the v1 model.
@@ -157,6 +158,10 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             // Revision 32 (doc/FORMAT.md 4.43.2): dataflow and branch targets.
             if config.since(32) {
                 f.push(Box::new(X86v32Contexts::new()));
+            }
+            // Revision 42 (doc/FORMAT.md 4.53.4): expected-byte inputs.
+            if config.since(42) {
+                f.push(Box::new(X86v42Contexts::new()));
             }
             f
         }

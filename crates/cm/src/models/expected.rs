@@ -21,9 +21,15 @@ pub(crate) struct ExpectedBits<const K: usize> {
 impl<const K: usize> ExpectedBits<K> {
     /// Inputs for bytes in one of `situations` situations.
     pub fn new(situations: usize) -> Self {
+        Self::with_limit(situations, 255)
+    }
+
+    /// Inputs whose probabilities' counts saturate at `limit` (`new`:
+    /// 255; a higher limit adapts more slowly and averages over more).
+    pub fn with_limit(situations: usize, limit: u32) -> Self {
         ExpectedBits {
             expected: [0; K],
-            probs: AdaptiveProbs::new(situations * 8 * K * 4, 255),
+            probs: AdaptiveProbs::new(situations * 8 * K * 4, limit),
             base: 0,
             index: [0; K],
             situations,

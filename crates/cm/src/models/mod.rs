@@ -80,6 +80,7 @@ pub(crate) mod x86_16;
 pub(crate) mod x86_30;
 pub(crate) mod x86_32;
 pub(crate) mod x86_4;
+pub(crate) mod x86_42;
 pub(crate) mod x86_5;
 pub(crate) mod x86_7;
 

@@ -17,6 +17,7 @@ mod code_rev7;
 mod ctx_rev12;
 mod elf38_rev38;
 mod exe40_rev40;
+mod exe42_rev42;
 mod float18_rev18;
 mod float24_rev24;
 mod float26_rev26;
