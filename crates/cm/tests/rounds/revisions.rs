@@ -242,7 +242,10 @@ fn the_default_line_leaves_out_the_max_lines_memory() {
         assert!(sized(34, bits).memory_bytes() <= sized(36, bits).memory_bytes());
         assert!(sized(36, bits).memory_bytes() <= sized(38, bits).memory_bytes());
         assert!(sized(38, bits).memory_bytes() <= sized(40, bits).memory_bytes());
-        assert!(sized(40, bits).memory_bytes() <= sized(42, bits).memory_bytes());
+        // Revision 42's image family replaces revision 40's at less than
+        // half its memory (4.53.3), more than x86_42's tables add (4.53.4).
+        assert!(sized(42, bits).memory_bytes() < sized(40, bits).memory_bytes());
+        assert!(sized(41, bits).memory_bytes() <= sized(42, bits).memory_bytes());
     }
     assert!(config(17).memory_bytes() <= config(19).memory_bytes());
     assert!(config(19).memory_bytes() <= config(21).memory_bytes());

@@ -222,8 +222,10 @@ fn models() -> Vec<(&'static str, Model)> {
         ("max-r36", preset_r(Preset::Max, 36)),
         // CM revision 38 (4.49): `max` before revision 40.
         ("max-r38", preset_r(Preset::Max, 38)),
-        // CM revision 40 (4.51): today's `max`.
+        // CM revision 40 (4.51): `max` before revision 42.
         ("max-r40", preset_r(Preset::Max, 40)),
+        // CM revision 42 (4.53): today's `max`.
+        ("max-r42", preset_r(Preset::Max, 42)),
         // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13),
         // pinned at CM revision 2 (the revision `max` had then), and at
         // revision 6, and at revision 8 (today's `ultra`).
@@ -262,6 +264,8 @@ fn models() -> Vec<(&'static str, Model)> {
         ("ultra-r38-k4", ultra_kind4(38)),
         // `ultra` from stop 43 (CM revision 40).
         ("ultra-r40-k4", ultra_kind4(40)),
+        // `ultra` from stop 44 (CM revision 42).
+        ("ultra-r42-k4", ultra_kind4(42)),
         // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
         // section 4.14).
         ("fast-r3", fast_r3()),
@@ -454,6 +458,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r36",
             "max-r38",
             "max-r40",
+            "max-r42",
         ];
         if ["mix2", "default-r1", "default-r2"].contains(&name) || detecting.contains(&name) {
             for input in [
@@ -499,6 +504,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r36",
             "max-r38",
             "max-r40",
+            "max-r42",
         ]
         .contains(&name)
         {
@@ -592,6 +598,13 @@ fn golden_list() -> Vec<Golden> {
         archive: "ultra-r40-k4.grammar-streamed.sep".into(),
         input: "grammar.lsp",
         model: ultra_kind4(40),
+        block_size: None,
+        streamed: true,
+    });
+    list.push(Golden {
+        archive: "ultra-r42-k4.grammar-streamed.sep".into(),
+        input: "grammar.lsp",
+        model: ultra_kind4(42),
         block_size: None,
         streamed: true,
     });
