@@ -178,18 +178,14 @@ impl ContextModel for X86v10Contexts {
         if idx < 16 {
             self.cur_ins[idx] = byte;
         }
-        if role == DISP || role == IMM {
-            let (size, j) = (slot >> 4, slot & 0xF);
-            if j < 4 {
-                self.cur |= u32::from(byte) << (8 * j);
+        if (role == DISP || role == IMM)
+            && X86v4Contexts::add_operand_byte(&mut self.cur, slot, byte)
+        {
+            if role == IMM {
+                let f = self.form();
+                self.last_imm[f] = self.cur;
             }
-            if j + 1 >= size {
-                if role == IMM {
-                    let f = self.form();
-                    self.last_imm[f] = self.cur;
-                }
-                self.cur = 0;
-            }
+            self.cur = 0;
         }
         self.ins = hash2(self.ins, u32::from(byte) | 0x4900);
         let before = self.v4().prev_op as usize & (OPS - 1);

@@ -137,14 +137,10 @@ impl ContextModel for X86v14Contexts {
         }
         let role = self.dec.role();
         let slot = self.dec.operand_slot();
-        if role == DISP || role == IMM {
-            let (size, j) = (slot >> 4, slot & 0xF);
-            if j < 4 {
-                self.cur |= u32::from(byte) << (8 * j);
-            }
-            if j + 1 >= size {
-                self.cur = 0;
-            }
+        if (role == DISP || role == IMM)
+            && X86v4Contexts::add_operand_byte(&mut self.cur, slot, byte)
+        {
+            self.cur = 0;
         }
         let (rex, modrm, sib) = self.dec.step_fields(byte);
         self.ins = hash2(self.ins, u32::from(byte) | 0x5400);

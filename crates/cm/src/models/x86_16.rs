@@ -187,11 +187,9 @@ impl ContextModel for X86v16Contexts {
         let role = self.dec.role();
         let slot = self.dec.operand_slot();
         if role == DISP || role == IMM {
-            let (size, j) = (slot >> 4, slot & 0xF);
-            if j < 4 {
-                self.cur |= u32::from(byte) << (8 * j);
-            }
-            if size == 4 && j == 3 {
+            let last = X86v4Contexts::add_operand_byte(&mut self.cur, slot, byte);
+            if slot == 0x43 {
+                // The last byte of a four-byte operand.
                 let kind = if self.rip_relative() {
                     1
                 } else if self.call_target() {
@@ -213,7 +211,7 @@ impl ContextModel for X86v16Contexts {
                     }
                 }
             }
-            if j + 1 >= size {
+            if last {
                 self.cur = 0;
             }
         }

@@ -243,20 +243,16 @@ impl ContextModel for X86v30Contexts {
         self.elf.observe(data, pos);
         let role = self.dec.role();
         let slot = self.dec.operand_slot();
-        if role == DISP || role == IMM {
-            let (size, j) = (slot >> 4, slot & 0xF);
-            if j < 4 {
-                self.cur |= u32::from(byte) << (8 * j);
+        if (role == DISP || role == IMM)
+            && X86v4Contexts::add_operand_byte(&mut self.cur, slot, byte)
+        {
+            let s = self.form_slot();
+            self.last_form[s] = self.cur;
+            if role == DISP {
+                let s = self.base_slot();
+                self.last_base[s] = self.cur;
             }
-            if j + 1 >= size {
-                let s = self.form_slot();
-                self.last_form[s] = self.cur;
-                if role == DISP {
-                    let s = self.base_slot();
-                    self.last_base[s] = self.cur;
-                }
-                self.cur = 0;
-            }
+            self.cur = 0;
         }
         let (prefix, rex, modrm) = (self.dec.prefix_state(), self.dec.rex, self.dec.modrm);
         let modrm = if role == MODRM {

@@ -356,11 +356,8 @@ impl ContextModel for X86v32Contexts {
             self.pair_modrm[s] = 0x100 | u16::from(byte);
         }
         if role == DISP || role == IMM {
-            let (size, j) = (slot >> 4, slot & 0xF);
-            if j < 4 {
-                self.cur |= u32::from(byte) << (8 * j);
-            }
-            if j + 1 >= size {
+            let size = slot >> 4;
+            if X86v4Contexts::add_operand_byte(&mut self.cur, slot, byte) {
                 let end = (pos as u32).wrapping_add(1);
                 let kind = self.branch();
                 let target = if kind == 1 {

@@ -275,6 +275,17 @@ impl X86v4Contexts {
         }
     }
 
+    /// Adds the operand byte `byte` at `slot` ([`Self::operand_slot`]'s
+    /// `size << 4 | index`) to the operand's value `cur` (little-endian, its
+    /// first four bytes) and says whether it was the operand's last byte.
+    pub(crate) fn add_operand_byte(cur: &mut u32, slot: u32, byte: u8) -> bool {
+        let (size, j) = (slot >> 4, slot & 0xF);
+        if j < 4 {
+            *cur |= u32::from(byte) << (8 * j);
+        }
+        j + 1 >= size
+    }
+
     /// The end of the current instruction (block position), for a byte of
     /// its displacement or immediate at `pos` (the x86 families of
     /// revisions 16 and 32 make operands absolute with it).

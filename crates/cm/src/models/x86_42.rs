@@ -289,14 +289,10 @@ impl ContextModel for X86v42Contexts {
         self.slots = [usize::MAX; 2];
         let role = self.dec.role();
         let slot = self.dec.operand_slot();
-        if role == DISP || role == IMM {
-            let (size, j) = (slot >> 4, slot & 0xF);
-            if j < 4 {
-                self.cur |= u32::from(byte) << (8 * j);
-            }
-            if j + 1 >= size {
-                self.cur = 0;
-            }
+        if (role == DISP || role == IMM)
+            && X86v4Contexts::add_operand_byte(&mut self.cur, slot, byte)
+        {
+            self.cur = 0;
         }
         if self.cand != 0 && self.cand_agree {
             let at = self.cand as usize + usize::from(self.dec.index);
