@@ -40,7 +40,7 @@ const CONTEXTS: usize = 6;
 /// Entries of each last-operand table (u32 each).
 const TABLE_BITS: u32 = 14;
 /// Entries of the instruction-start table (u32 each).
-const NEXT_BITS: u32 = 16;
+pub(crate) const NEXT_BITS: u32 = 16;
 /// No register (a register field is 0 to 15).
 const NO_REG: u32 = 16;
 
@@ -72,14 +72,9 @@ pub(crate) struct X86v30Contexts {
     /// The reg and rm fields of the last two instructions with a ModRM (5
     /// bits each, the newest lowest).
     regs4: u32,
-    /// Where the instruction that followed the last occurrence of the
-    /// previous instruction began (0: none), and whether the current
-    /// instruction's bytes agree with it so far.
-    cand: u32,
-    cand_agree: bool,
-    /// Instruction starts (block positions) keyed by the hash of the
-    /// instruction before.
-    next_of: Vec<u32>,
+    /// The instruction that followed the last occurrence of the previous
+    /// instruction.
+    next: NextInstruction,
     /// The last operand of each instruction form, and the last displacement
     /// of each base register.
     last_form: Vec<u32>,
@@ -99,9 +94,7 @@ impl X86v30Contexts {
             prev_reg: NO_REG,
             regs: NO_REG << 5 | NO_REG,
             regs4: 0,
-            cand: 0,
-            cand_agree: false,
-            next_of: vec![0; 1 << NEXT_BITS],
+            next: NextInstruction::new(),
             last_form: vec![0; 1 << TABLE_BITS],
             last_base: vec![0; 1 << TABLE_BITS],
         }
@@ -206,11 +199,9 @@ impl ContextModel for X86v30Contexts {
             // previous instruction: its byte at the current index while the
             // bytes so far agree.
             let idx = u32::from(d.index).min(15);
-            let at = self.cand as usize + idx as usize;
-            let pred = if self.cand != 0 && self.cand_agree && at < pos && ctx.vis.known(at) {
-                u32::from(ctx.data[at])
-            } else {
-                0x100
+            let pred = match self.next.at(idx as usize) {
+                Some(at) if at < pos && ctx.vis.known(at) => u32::from(ctx.data[at]),
+                _ => 0x100,
             };
             out[3] = hash2(0x72C0 | idx << 8, pred << 4 | role);
             // Operands with the previous register and the ModRM; a ModRM
@@ -261,10 +252,8 @@ impl ContextModel for X86v30Contexts {
             modrm
         };
         let op = self.dec.opcode;
-        if self.cand != 0 && self.cand_agree {
-            let at = self.cand as usize + usize::from(self.dec.index);
-            self.cand_agree = at < pos && at < data.len() && data[at] == byte;
-        }
+        self.next
+            .observe(data, pos, usize::from(self.dec.index), byte);
         self.dec.step(byte);
         self.ins = hash2(self.ins, u32::from(byte) | 0x7400);
         if self.dec.index == 0 {
@@ -282,15 +271,61 @@ impl ContextModel for X86v30Contexts {
             }
             // The next instruction starts at `pos + 1`: remember it under
             // this instruction and look up what followed it last time.
-            let k = (hash2(self.ins, 0x7500) >> (32 - NEXT_BITS)) as usize;
-            self.cand = self.next_of[k];
-            self.cand_agree = true;
-            self.next_of[k] = (pos + 1) as u32;
+            self.next.end(hash2(self.ins, 0x7500), pos);
             self.ins = 0;
             self.cur = 0;
         }
         if self.elf.code_starts(pos + 1) {
             self.dec = X86v4Contexts::new();
         }
+    }
+}
+
+/// Revision 30's match on whole instructions (revision 42's x86 family
+/// keeps one too): where the instruction that followed the last occurrence
+/// of the previous instruction began, and whether the current
+/// instruction's bytes agree with it so far.
+#[derive(Debug, Clone)]
+pub(crate) struct NextInstruction {
+    /// The candidate's start (a block position; 0: none).
+    cand: u32,
+    /// The current instruction's bytes so far agree with the candidate's.
+    agree: bool,
+    /// Instruction starts keyed by the hash of the instruction before.
+    next_of: Vec<u32>,
+}
+
+impl NextInstruction {
+    /// No candidate, an empty table of `2^NEXT_BITS` starts.
+    pub(crate) fn new() -> Self {
+        NextInstruction {
+            cand: 0,
+            agree: false,
+            next_of: vec![0; 1 << NEXT_BITS],
+        }
+    }
+
+    /// Where the candidate's byte at `index` of the instruction is, while
+    /// the current instruction's bytes so far agree with it.
+    pub(crate) fn at(&self, index: usize) -> Option<usize> {
+        (self.cand != 0 && self.agree).then(|| self.cand as usize + index)
+    }
+
+    /// Checks `byte`, coded at `pos` as byte `index` of the current
+    /// instruction, against the candidate's.
+    pub(crate) fn observe(&mut self, data: &[u8], pos: usize, index: usize, byte: u8) {
+        if let Some(at) = self.at(index) {
+            self.agree = at < pos && at < data.len() && data[at] == byte;
+        }
+    }
+
+    /// An instruction with hash `key` ended at `pos`: the next one starts
+    /// at `pos + 1`. Remembers that under `key` and takes the instruction
+    /// that followed `key` last time as the candidate.
+    pub(crate) fn end(&mut self, key: u32, pos: usize) {
+        let k = (key >> (32 - NEXT_BITS)) as usize;
+        self.cand = self.next_of[k];
+        self.agree = true;
+        self.next_of[k] = (pos + 1) as u32;
     }
 }

@@ -44,13 +44,12 @@
 use super::elf7::ElfLayout;
 use super::expected::ExpectedBits;
 use super::x86_4::{DISP, IMM, MODRM, OPCODE, SIB, X86v4Contexts};
+use super::x86_30::{NEXT_BITS, NextInstruction};
 use super::{ByteCtx, ContextModel, hash2};
 use crate::apm::Apm;
 
 /// Entries of the last-byte table (u16 each).
 const TABLE_BITS: u32 = 18;
-/// Entries of the instruction-start table (u32 each).
-const NEXT_BITS: u32 = 16;
 /// Situations of the inputs: 8 roles (7: data) times 64 role details
 /// times 32 flag sets.
 const SITUATIONS: usize = 8 * 64 * 32;
@@ -96,14 +95,9 @@ pub(crate) struct X86v42Contexts {
     ins: u32,
     /// Hash of the previous instruction's bytes.
     prev: u32,
-    /// Where the instruction that followed the last occurrence of the
-    /// previous instruction began (0: none), and whether the current
-    /// instruction's bytes agree with it so far.
-    cand: u32,
-    cand_agree: bool,
-    /// Instruction starts (block positions) keyed by the hash of the
-    /// instruction before.
-    next_of: Vec<u32>,
+    /// The instruction that followed the last occurrence of the previous
+    /// instruction.
+    next: NextInstruction,
     /// The last byte (0x100 | byte) per hashed field context.
     last: Vec<u16>,
     /// This byte's fine and coarse table slots (`usize::MAX`: none).
@@ -125,9 +119,7 @@ impl X86v42Contexts {
             cur: 0,
             ins: 0,
             prev: 0,
-            cand: 0,
-            cand_agree: false,
-            next_of: vec![0; 1 << NEXT_BITS],
+            next: NextInstruction::new(),
             last: vec![0; 1 << TABLE_BITS],
             slots: [usize::MAX; 2],
             inputs: ExpectedBits::with_limit(SITUATIONS, 1023),
@@ -223,11 +215,7 @@ impl ContextModel for X86v42Contexts {
         } else {
             let (fine, coarse) = self.keys();
             let idx = usize::from(self.dec.index).min(15);
-            let em = if self.cand != 0 && self.cand_agree {
-                known(self.cand as usize + idx)
-            } else {
-                0
-            };
+            let em = self.next.at(idx).map_or(0, known);
             let d = &self.dec;
             let role = d.role().min(6);
             let sub = match role {
@@ -294,18 +282,13 @@ impl ContextModel for X86v42Contexts {
         {
             self.cur = 0;
         }
-        if self.cand != 0 && self.cand_agree {
-            let at = self.cand as usize + usize::from(self.dec.index);
-            self.cand_agree = at < pos && at < data.len() && data[at] == byte;
-        }
+        self.next
+            .observe(data, pos, usize::from(self.dec.index), byte);
         self.dec.step(byte);
         self.ins = hash2(self.ins, u32::from(byte) | 0x9400);
         if self.dec.index == 0 {
             self.prev = self.ins;
-            let k = (hash2(self.ins, 0x9500) >> (32 - NEXT_BITS)) as usize;
-            self.cand = self.next_of[k];
-            self.cand_agree = true;
-            self.next_of[k] = (pos + 1) as u32;
+            self.next.end(hash2(self.ins, 0x9500), pos);
             self.ins = 0;
             self.cur = 0;
         }
