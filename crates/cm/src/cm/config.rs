@@ -203,6 +203,8 @@ impl CmConfig {
             + if self.since(40) && !self.since(42) { crate::models::image40::MEMORY } else { 0 }
             // Revision 42, 24/32-bit images (4.53.3): revision 40's family trimmed to two maps and two APMs (models/image42.rs).
             + if self.since(42) { crate::models::image42::MEMORY } else { 0 }
+            // Revision 44, 24/32-bit images (4.55.1): the difference-plane maps (models/image44.rs).
+            + if self.since(44) { crate::models::image44::MEMORY } else { 0 }
             // Revision 7, spreadsheets (4.18.4): the cell family's per-bit
             // tables (models/biff7.rs).
             + if self.since(7) { crate::models::biff7::MEMORY } else { 0 }

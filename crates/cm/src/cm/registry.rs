@@ -36,6 +36,7 @@ use crate::models::image22::Image22Contexts;
 use crate::models::image32::Image32Contexts;
 use crate::models::image40::Image40Contexts;
 use crate::models::image42::Image42Contexts;
+use crate::models::image44::Image44Contexts;
 use crate::models::indirect::IndirectContexts;
 use crate::models::jpeg::JpegContexts;
 use crate::models::jpeg7::Jpeg7Contexts;
@@ -307,6 +308,14 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
         DataKind::Audio(a) => vec![
             Box::new(OrderContexts::new(0, 0)),
             Box::new(AudioContexts::new(a)),
+        ],
+        // Revision 44 (doc/FORMAT.md 4.55.1): revision 42's and maps of strong moved predictions.
+        DataKind::Image(i) if config.since(44) && matches!(i.pixel_bytes, 3 | 4) => vec![
+            Box::new(OrderContexts::new(0b1, 0)),
+            Box::new(Image14Contexts::new(i).with_revision38_last_mixer()),
+            Box::new(Image22Contexts::new(i)),
+            Box::new(Image42Contexts::new(i)),
+            Box::new(Image44Contexts::new(i)),
         ],
         // Revision 42 (doc/FORMAT.md 4.53.3): revision 40's and residual and texture maps.
         DataKind::Image(i) if config.since(42) && matches!(i.pixel_bytes, 3 | 4) => vec![

@@ -46,6 +46,7 @@ pub(crate) mod image22;
 pub(crate) mod image32;
 pub(crate) mod image40;
 pub(crate) mod image42;
+pub(crate) mod image44;
 pub(crate) mod image7;
 pub(crate) mod indirect;
 pub(crate) mod jpeg;
