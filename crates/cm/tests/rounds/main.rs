@@ -35,6 +35,7 @@ mod image_rev10;
 mod image_rev14;
 mod image_rev4;
 mod image_rev7;
+mod img44_rev44;
 mod jpeg36_rev36;
 mod jpeg_rev5;
 mod jpeg_rev7;
