@@ -53,6 +53,7 @@ use crate::models::pixel::PixelContexts;
 use crate::models::pixel2::Pixel2Contexts;
 use crate::models::pixel4::Pixel4Contexts;
 use crate::models::record::RecordContexts;
+use crate::models::small44::Small44Contexts;
 use crate::models::sparse::SparseContexts;
 use crate::models::text::TextContexts;
 use crate::models::text16::Text16Contexts;
@@ -123,6 +124,10 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
     // Revision 40 (doc/FORMAT.md 4.51.2): line and field contexts.
     if config.word && config.since(40) {
         f.push(Box::new(Line40Contexts::new()));
+    }
+    // Revision 44 (doc/FORMAT.md 4.55.3): markup and code structure.
+    if config.word && config.since(44) {
+        f.push(Box::new(Small44Contexts::new()));
     }
     f
 }
