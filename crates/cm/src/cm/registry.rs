@@ -61,6 +61,7 @@ use crate::models::text20::Text20Contexts;
 use crate::models::text22::Text22Contexts;
 use crate::models::text30::Text30Contexts;
 use crate::models::text32::Text32Contexts;
+use crate::models::wiki44::Wiki44Contexts;
 use crate::models::word::WordContexts;
 use crate::models::words8::Words8Contexts;
 use crate::models::x86::X86Contexts;
@@ -125,9 +126,15 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
     if config.word && config.since(40) {
         f.push(Box::new(Line40Contexts::new()));
     }
+<<<<<<< HEAD
     // Revision 44 (doc/FORMAT.md 4.55.3): markup and code structure.
     if config.word && config.since(44) {
         f.push(Box::new(Small44Contexts::new()));
+=======
+    // Revision 44 (doc/FORMAT.md 4.55.2): word followers as expected bytes.
+    if config.word && config.since(44) {
+        f.push(Box::new(Wiki44Contexts::new(config)));
+>>>>>>> wiki44
     }
     f
 }

@@ -73,6 +73,7 @@ pub(crate) mod text20;
 pub(crate) mod text22;
 pub(crate) mod text30;
 pub(crate) mod text32;
+pub(crate) mod wiki44;
 pub(crate) mod word;
 pub(crate) mod words8;
 pub(crate) mod x86;

@@ -72,6 +72,7 @@ mod text_rev10;
 mod text_rev4;
 mod text_rev5;
 mod text_rev7;
+mod wiki44_rev44;
 mod words_rev8;
 mod x86_30_rev30;
 mod x86_32_rev32;
