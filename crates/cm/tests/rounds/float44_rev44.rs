@@ -85,6 +85,8 @@ fn revision_44_codes_a_float_grid_smaller() {
     let size = |revision| round_trip(&data, &config(revision)).len();
     let (r42, r44) = (size(42), size(44));
     eprintln!("revision 44 {r44} bytes, revision 42 {r42}");
+    // 23,016 bytes against 23,357 at the tests' small tables (-1.46%):
+    // demand 0.5%.
     assert!(
         r44 * 1000 < r42 * 995,
         "revision 44 {r44} bytes, revision 42 {r42}"
