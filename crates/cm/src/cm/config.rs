@@ -273,6 +273,8 @@ impl CmConfig {
             + if self.since(24) { crate::models::float24::MEMORY } else { 0 }
             // Revision 26 floats (4.37.1, models/float26.rs).
             + if self.since(26) { crate::models::float26::MEMORY } else { 0 }
+            // Revision 44 floats (4.55.4, models/float44.rs).
+            + if self.since(44) { crate::models::float44::MEMORY } else { 0 }
             // Revision 12, bi-level images (4.23.6): the new templates'
             // tables and states, the third mixer, the APMs and the final
             // stage's mixer (models/bilevel12.rs).

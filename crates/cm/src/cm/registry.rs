@@ -25,6 +25,7 @@ use crate::models::float10::Float10Contexts;
 use crate::models::float18::Float18Contexts;
 use crate::models::float24::Float24Contexts;
 use crate::models::float26::Float26Contexts;
+use crate::models::float44::Float44Contexts;
 use crate::models::ibm10::Ibm10Contexts;
 use crate::models::image::ImageContexts;
 use crate::models::image7::Image7Contexts;
@@ -296,6 +297,10 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             // Revision 26 (doc/FORMAT.md 4.37.1): repeated records' ranks.
             if config.since(26) && Float7Contexts::applies(&f) {
                 v.push(Box::new(Float26Contexts::new(f)));
+            }
+            // Revision 44 (doc/FORMAT.md 4.55.4): OLS on the values.
+            if config.since(44) {
+                v.push(Box::new(Float44Contexts::new(f)));
             }
             if config.record {
                 v.push(Box::new(RecordContexts));

@@ -35,6 +35,7 @@ pub(crate) mod float18;
 pub(crate) mod float24;
 pub(crate) mod float26;
 pub(crate) mod float4;
+pub(crate) mod float44;
 pub(crate) mod float7;
 pub(crate) mod ibm10;
 pub(crate) mod image;
