@@ -127,15 +127,11 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
     if config.word && config.since(40) {
         f.push(Box::new(Line40Contexts::new()));
     }
-<<<<<<< HEAD
-    // Revision 44 (doc/FORMAT.md 4.55.3): markup and code structure.
+    // Revision 44 (doc/FORMAT.md 4.55.3): markup and code structure;
+    // (4.55.2): word followers as expected bytes.
     if config.word && config.since(44) {
         f.push(Box::new(Small44Contexts::new()));
-=======
-    // Revision 44 (doc/FORMAT.md 4.55.2): word followers as expected bytes.
-    if config.word && config.since(44) {
         f.push(Box::new(Wiki44Contexts::new(config)));
->>>>>>> wiki44
     }
     f
 }
