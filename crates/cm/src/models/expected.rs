@@ -71,6 +71,13 @@ impl<const K: usize> ExpectedBits<K> {
             self.probs.update(idx, bit);
         }
     }
+
+    /// Walks the learned probabilities for a prior's snapshot
+    /// (`snapshot.rs`); the expected bytes are set again by the next
+    /// [`begin`](Self::begin).
+    pub(crate) fn visit(&mut self, v: &mut dyn crate::snapshot::Visitor) {
+        self.probs.visit(v);
+    }
 }
 
 #[cfg(test)]

@@ -241,6 +241,7 @@ impl ContextModel for Wiki44Contexts {
         v.u32s(&mut self.two);
         v.u32s(&mut self.one);
         v.u32s(&mut self.pre);
+        self.inputs.visit(v);
     }
 
     fn positions_within(&self, history: usize) -> bool {
