@@ -224,8 +224,10 @@ fn models() -> Vec<(&'static str, Model)> {
         ("max-r38", preset_r(Preset::Max, 38)),
         // CM revision 40 (4.51): `max` before revision 42.
         ("max-r40", preset_r(Preset::Max, 40)),
-        // CM revision 42 (4.53): today's `max`.
+        // CM revision 42 (4.53): `max` before revision 44.
         ("max-r42", preset_r(Preset::Max, 42)),
+        // CM revision 44 (4.55): today's `max`.
+        ("max-r44", preset_r(Preset::Max, 44)),
         // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13),
         // pinned at CM revision 2 (the revision `max` had then), and at
         // revision 6, and at revision 8 (today's `ultra`).
@@ -266,6 +268,8 @@ fn models() -> Vec<(&'static str, Model)> {
         ("ultra-r40-k4", ultra_kind4(40)),
         // `ultra` from stop 44 (CM revision 42).
         ("ultra-r42-k4", ultra_kind4(42)),
+        // `ultra` from stop 45 (CM revision 44).
+        ("ultra-r44-k4", ultra_kind4(44)),
         // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
         // section 4.14).
         ("fast-r3", fast_r3()),
@@ -459,6 +463,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r38",
             "max-r40",
             "max-r42",
+            "max-r44",
         ];
         if ["mix2", "default-r1", "default-r2"].contains(&name) || detecting.contains(&name) {
             for input in [
@@ -505,6 +510,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r38",
             "max-r40",
             "max-r42",
+            "max-r44",
         ]
         .contains(&name)
         {
@@ -605,6 +611,13 @@ fn golden_list() -> Vec<Golden> {
         archive: "ultra-r42-k4.grammar-streamed.sep".into(),
         input: "grammar.lsp",
         model: ultra_kind4(42),
+        block_size: None,
+        streamed: true,
+    });
+    list.push(Golden {
+        archive: "ultra-r44-k4.grammar-streamed.sep".into(),
+        input: "grammar.lsp",
+        model: ultra_kind4(44),
         block_size: None,
         streamed: true,
     });
