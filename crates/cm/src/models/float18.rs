@@ -53,6 +53,64 @@ const BIAS_CELLS: usize = ERRS * ERRS;
 pub(crate) const MEMORY: u64 =
     (SITUATIONS * 8 * PREDICTIONS * 4 * 4) as u64 + (BIAS_CELLS * 16) as u64 + 2051 * 8;
 
+/// Byte `k` of the `width`-byte element at `here` (its bytes before
+/// `here + k` known): its rank (0: the most significant), the shift that
+/// brings it to the low byte, and the known bytes in place. Revisions 18
+/// and 44's float families (doc/FORMAT.md 4.29.3, 4.55.4).
+pub(crate) fn known_part(
+    data: &[u8],
+    here: usize,
+    k: usize,
+    width: usize,
+    big_endian: bool,
+) -> (usize, u32, u64) {
+    let rank = if big_endian { k } else { width - 1 - k };
+    let shift = 8 * (width - 1 - rank) as u32;
+    let mut known = 0u64;
+    for j in 0..k {
+        let r = if big_endian { j } else { width - 1 - j };
+        known |= u64::from(data[here + j]) << (8 * (width - 1 - r));
+    }
+    (rank, shift, known)
+}
+
+/// The byte that the prediction `p` (a `width`-byte pattern) implies at
+/// the rank and shift of [`known_part`], given the `known` bytes:
+/// big-endian, `p` clamped to the values with those high bytes;
+/// little-endian, the number nearest to `p` whose lower bytes are the
+/// known ones.
+pub(crate) fn implied_byte(
+    p: u64,
+    known: u64,
+    rank: usize,
+    shift: u32,
+    width: usize,
+    big_endian: bool,
+) -> u32 {
+    let v = if big_endian {
+        if rank > 0 {
+            let low = (1u64 << (shift + 8)) - 1;
+            p.clamp(known, known | low)
+        } else {
+            p
+        }
+    } else if shift > 0 {
+        // The number nearest to p whose lower bytes are known.
+        let step = 1i128 << shift;
+        let low = i128::from(p) & (step - 1);
+        let at = i128::from(p) - low + i128::from(known);
+        let top = 1i128 << (8 * width);
+        [at, at + step, at - step]
+            .into_iter()
+            .filter(|&c| (0..top).contains(&c))
+            .min_by_key(|&c| (c - i128::from(p)).unsigned_abs())
+            .unwrap_or(at) as u64
+    } else {
+        p
+    };
+    ((v >> shift) & 0xFF) as u32
+}
+
 /// The element's value as an ordered integer.
 #[inline]
 fn ordered(v: u64, width: usize) -> i128 {
@@ -354,37 +412,8 @@ impl Float18Contexts {
             self.cur = self.elem(data, here, first);
         }
         let e = self.cur;
-        let rank = if big_endian { k } else { width - 1 - k };
-        let shift = 8 * (width - 1 - rank) as u32;
-        let mut known = 0u64;
-        for j in 0..k {
-            let r = if big_endian { j } else { width - 1 - j };
-            known |= u64::from(data[here + j]) << (8 * (width - 1 - r));
-        }
-        let implied = |p: u64| -> u32 {
-            let v = if big_endian {
-                if rank > 0 {
-                    let low = (1u64 << (shift + 8)) - 1;
-                    p.clamp(known, known | low)
-                } else {
-                    p
-                }
-            } else if shift > 0 {
-                // The number nearest to p whose lower bytes are known.
-                let step = 1i128 << shift;
-                let low = i128::from(p) & (step - 1);
-                let at = i128::from(p) - low + i128::from(known);
-                let top = 1i128 << (8 * width);
-                [at, at + step, at - step]
-                    .into_iter()
-                    .filter(|&c| (0..top).contains(&c))
-                    .min_by_key(|&c| (c - i128::from(p)).unsigned_abs())
-                    .unwrap_or(at) as u64
-            } else {
-                p
-            };
-            ((v >> shift) & 0xFF) as u32
-        };
+        let (rank, shift, known) = known_part(data, here, k, width, big_endian);
+        let implied = |p: u64| implied_byte(p, known, rank, shift, width, big_endian);
         let x = e.p.map(implied);
         let situation = ((rank.min(7) * FIELDS + e.field) * ACTIVITY) + e.act;
         self.bits.begin(x, situation);

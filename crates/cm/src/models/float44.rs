@@ -20,6 +20,7 @@
 
 use super::expected::ExpectedBits;
 use super::float::{DETECT_LEN, FloatInfo, RELAG, read};
+use super::float18::{implied_byte, known_part};
 use super::ols::Ols;
 use super::{ByteCtx, ContextModel, hash2};
 
@@ -345,36 +346,8 @@ impl Float44Contexts {
             self.cur = self.elem(data, here, first);
         }
         let e = self.cur;
-        let rank = if big_endian { k } else { width - 1 - k };
-        let shift = 8 * (width - 1 - rank) as u32;
-        let mut known = 0u64;
-        for j in 0..k {
-            let r = if big_endian { j } else { width - 1 - j };
-            known |= u64::from(data[here + j]) << (8 * (width - 1 - r));
-        }
-        let implied = |p: u64| -> u32 {
-            let v = if big_endian {
-                if rank > 0 {
-                    let low = (1u64 << (shift + 8)) - 1;
-                    p.clamp(known, known | low)
-                } else {
-                    p
-                }
-            } else if shift > 0 {
-                let step = 1i128 << shift;
-                let low = i128::from(p) & (step - 1);
-                let at = i128::from(p) - low + i128::from(known);
-                let top = 1i128 << (8 * width);
-                [at, at + step, at - step]
-                    .into_iter()
-                    .filter(|&c| (0..top).contains(&c))
-                    .min_by_key(|&c| (c - i128::from(p)).unsigned_abs())
-                    .unwrap_or(at) as u64
-            } else {
-                p
-            };
-            ((v >> shift) & 0xFF) as u32
-        };
+        let (rank, shift, known) = known_part(data, here, k, width, big_endian);
+        let implied = |p: u64| implied_byte(p, known, rank, shift, width, big_endian);
         let x = e.p.map(implied);
         self.bits.begin(x, rank.min(7) * ACTIVITY + e.act);
         let tag = (rank as u32) << 8 | width as u32;
