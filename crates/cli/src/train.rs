@@ -45,11 +45,11 @@ struct TrainArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(10..=22))]
     match_bits: Option<u8>,
 
-    /// The CM revision the prior's model codes with: 0 to 44 but 3 (default:
+    /// The CM revision the prior's model codes with: 0 to 46 but 3 (default:
     /// the preset's, 3 for fast, 9 for default and 44 for max; revision 3
     /// is fast's own model and comes with `-p fast` only). The built-in
     /// priors pin revision 2 (crates/sep/priors).
-    #[arg(long, value_name = "N", value_parser = ["0", "1", "2", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17", "18", "19", "20", "21", "22", "23", "24", "25", "26", "27", "28", "29", "30", "31", "32", "33", "34", "35", "36", "37", "38", "39", "40", "41", "42", "43", "44"])]
+    #[arg(long, value_name = "N", value_parser = ["0", "1", "2", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17", "18", "19", "20", "21", "22", "23", "24", "25", "26", "27", "28", "29", "30", "31", "32", "33", "34", "35", "36", "37", "38", "39", "40", "41", "42", "43", "44", "45", "46"])]
     revision: Option<String>,
 
     /// Write the prior packed (prior file version 2, deflated: about half
@@ -148,7 +148,7 @@ fn train(args: &TrainArgs, preset: sep::Preset) -> Result<()> {
     let refs: Vec<&[u8]> = samples.iter().map(Vec::as_slice).collect();
     let mut model = sep::Model::mix_preset(preset);
     if let (Some(r), sep::Model::Mix(m)) = (&args.revision, &mut model) {
-        m.cm.revision = r.parse().expect("one of 0 to 44 but 3");
+        m.cm.revision = r.parse().expect("one of 0 to 46 but 3");
     }
     let bytes = sep::Prior::train_sized(&model, &refs, args.table_bits, args.match_bits)
         .map_err(|e| anyhow!(e))?;

@@ -324,7 +324,7 @@ mod tests {
         assert_eq!(params::read_mix(&p, 1, 0), Ok(r9.clone()));
         for r in [
             1, 2, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
-            26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44,
+            26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
         ] {
             let mut older = p.clone();
             older[1] = r;
@@ -339,7 +339,7 @@ mod tests {
                 .contains("only the serial network")
         );
         let mut bad = p.clone();
-        bad[1] = 45;
+        bad[1] = 47;
         assert!(
             params::read_mix(&bad, 1, 0)
                 .unwrap_err()
@@ -388,7 +388,7 @@ mod tests {
         bad[4 + 5] = 0; // match_min
         assert!(params::read_mix(&bad, 1, 0).is_err());
         bad = p;
-        bad[1] = 45;
+        bad[1] = 47;
         assert!(params::read_mix(&bad, 1, 0).is_err());
         // Its memory estimate is its own (a 4 MiB table, a 4 MiB match table).
         let m = f.memory_bytes(1 << 24);

@@ -71,7 +71,8 @@ pub struct CmConfig {
     /// 37 is 35 plus the models of section 4.48 and 38 is 36 plus those of 4.48 and 4.49;
     /// 39 is 37 plus the models of section 4.50 and 40 is 38 plus those of 4.50 and 4.51;
     /// 41 is 39 plus the models of section 4.52 and 42 is 40 plus those of 4.52 and 4.53;
-    /// 43 is 41 plus the models of section 4.54 and 44 is 42 plus those of 4.54 and 4.55.
+    /// 43 is 41 plus the models of section 4.54 and 44 is 42 plus those of 4.54 and 4.55;
+    /// 45 is 43 plus the models of section 4.56 and 46 is 44 plus those of 4.56 and 4.57.
     /// From 5 on, odd revisions are the `default` line and
     /// even ones the `max` line: a model of a `max` revision is in the later
     /// `max` revisions only ([`revision_has`]). Not part of
@@ -333,8 +334,8 @@ impl CmConfig {
                 self.selectors
             ));
         }
-        if self.revision > 44 {
-            return Err(format!("CM revision {} unknown (0 to 44)", self.revision));
+        if self.revision > 46 {
+            return Err(format!("CM revision {} unknown (0 to 46)", self.revision));
         }
         if self.revision == 3 {
             if self.match_min == 0 {

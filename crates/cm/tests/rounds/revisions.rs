@@ -1,6 +1,6 @@
 //! Which CM revision has which model (doc/FORMAT.md 4.18): the `default`
 //! line (odd revisions from 5) and the `max` line (even revisions from 6),
-//! and revisions 7 to 44 round trip on text, binary data and detected kinds.
+//! and revisions 7 to 46 round trip on text, binary data and detected kinds.
 
 use crate::common;
 use common::{config, mixed_text, noise, round_trip_each, soft_bmp};
@@ -168,6 +168,14 @@ fn each_line_keeps_its_own_models() {
         (44, 43, true),
         (44, 44, true),
         (44, 41, true),
+        (45, 43, true),
+        (45, 44, false),
+        (45, 45, true),
+        (45, 46, false),
+        (46, 44, true),
+        (46, 45, true),
+        (46, 46, true),
+        (46, 43, true),
         (2, 4, false),
         (4, 4, true),
         (4, 5, false),
@@ -183,19 +191,19 @@ fn each_line_keeps_its_own_models() {
 }
 
 #[test]
-fn revisions_up_to_44_are_valid_and_45_is_not() {
-    for revision in 0..=44 {
+fn revisions_up_to_46_are_valid_and_47_is_not() {
+    for revision in 0..=46 {
         if revision == 3 {
             continue; // the lean model takes other fields (4.14)
         }
         assert!(config(revision).validate().is_ok(), "revision {revision}");
     }
-    let err = config(45).validate().unwrap_err();
+    let err = config(47).validate().unwrap_err();
     assert!(err.contains("unknown"), "{err}");
 }
 
 #[test]
-fn revisions_7_to_44_round_trip_and_are_deterministic() {
+fn revisions_7_to_46_round_trip_and_are_deterministic() {
     let readme = include_bytes!("../data/readme.md");
     let mut bin = noise(6_000, 11);
     bin.extend(&readme[..readme.len().min(4_000)]);
@@ -203,7 +211,7 @@ fn revisions_7_to_44_round_trip_and_are_deterministic() {
     round_trip_each(
         &[
             7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28,
-            29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44,
+            29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
         ],
         &[&mixed_text()[..], &bin, &bmp, b"", b"x"],
         true,
@@ -256,6 +264,8 @@ fn the_default_line_leaves_out_the_max_lines_memory() {
         assert!(sized(41, bits).memory_bytes() <= sized(42, bits).memory_bytes());
         assert!(sized(42, bits).memory_bytes() <= sized(44, bits).memory_bytes());
         assert!(sized(43, bits).memory_bytes() <= sized(44, bits).memory_bytes());
+        assert!(sized(44, bits).memory_bytes() <= sized(46, bits).memory_bytes());
+        assert!(sized(45, bits).memory_bytes() <= sized(46, bits).memory_bytes());
     }
     assert!(config(17).memory_bytes() <= config(19).memory_bytes());
     assert!(config(19).memory_bytes() <= config(21).memory_bytes());
@@ -270,5 +280,6 @@ fn the_default_line_leaves_out_the_max_lines_memory() {
     assert!(config(37).memory_bytes() <= config(39).memory_bytes());
     assert!(config(39).memory_bytes() <= config(41).memory_bytes());
     assert!(config(41).memory_bytes() <= config(43).memory_bytes());
+    assert!(config(43).memory_bytes() <= config(45).memory_bytes());
     assert!(config(18).memory_bytes() < config(16).memory_bytes());
 }
