@@ -8,59 +8,13 @@
 //! without word contexts (which does not get the family) codes as at 42.
 
 use crate::common;
-use common::{coded_bytes, coded_len, config, mixed_text, noise, readme_words, round_trip_each};
+use common::{coded_bytes, coded_len, config, mixed_text, noise, round_trip_each, successor_prose};
 use sep_cm::CmConfig;
-
-/// About `len` bytes of prose from a small grammar: each word is drawn
-/// (by an LCG seeded with `seed`) among the few words that may follow the
-/// last one (pairs recur, with varying successors), in sentences of 4 to
-/// 15 words that start with a capital and end with `. `, `, ` inside.
-fn prose(len: usize, seed: u64) -> Vec<u8> {
-    let w = readme_words();
-    let mut x = seed.wrapping_mul(6_364_136_223_846_793_005) | 1;
-    let mut rand = move |n: usize| {
-        x = x
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (x >> 33) as usize % n
-    };
-    // Every word's hash picks its three possible successors.
-    let succ = |k: usize, r: usize| (k.wrapping_mul(2_654_435_761) >> 7).wrapping_add(r * 97) % 600;
-    let mut out = String::new();
-    let mut k = 0usize;
-    while out.len() < len {
-        let n = 4 + rand(12);
-        for j in 0..n {
-            k = succ(k, rand(3));
-            let word = &w[k % w.len()];
-            if j == 0 {
-                let mut c = word.chars();
-                if let Some(f) = c.next() {
-                    out.push(f.to_ascii_uppercase());
-                    out.push_str(c.as_str());
-                }
-            } else {
-                out.push_str(word);
-            }
-            out.push_str(if j + 1 == n {
-                ". "
-            } else if rand(9) == 0 {
-                ", "
-            } else {
-                " "
-            });
-        }
-        if rand(5) == 0 {
-            out.push('\n');
-        }
-    }
-    out.into_bytes()
-}
 
 #[test]
 fn revisions_42_and_44_round_trip_and_are_deterministic() {
     let inputs = [
-        prose(8_000, 7),
+        successor_prose(8_000, 7),
         mixed_text(),
         noise(2_000, 4),
         Vec::new(),
@@ -87,7 +41,7 @@ fn revision_44_round_trips_lying_headers() {
 /// tables are smallest there).
 #[test]
 fn revision_44_beats_42_on_prose() {
-    let data = prose(30_000, 3);
+    let data = successor_prose(30_000, 3);
     let a = coded_len(&data, &config(42));
     let b = coded_len(&data, &config(44));
     eprintln!("prose: revision 42 {a} bytes, 44 {b}");

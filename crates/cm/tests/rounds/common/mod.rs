@@ -793,6 +793,52 @@ pub fn readme_words() -> Vec<String> {
         .collect()
 }
 
+/// About `len` bytes of prose from a small grammar: each word is drawn
+/// (by an LCG seeded with `seed`) among the few words that may follow the
+/// last one (pairs recur, with varying successors), in sentences of 4 to
+/// 15 words that start with a capital and end with `. `, `, ` inside.
+pub fn successor_prose(len: usize, seed: u64) -> Vec<u8> {
+    let w = readme_words();
+    let mut x = seed.wrapping_mul(6_364_136_223_846_793_005) | 1;
+    let mut rand = move |n: usize| {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (x >> 33) as usize % n
+    };
+    // Every word's hash picks its three possible successors.
+    let succ = |k: usize, r: usize| (k.wrapping_mul(2_654_435_761) >> 7).wrapping_add(r * 97) % 600;
+    let mut out = String::new();
+    let mut k = 0usize;
+    while out.len() < len {
+        let n = 4 + rand(12);
+        for j in 0..n {
+            k = succ(k, rand(3));
+            let word = &w[k % w.len()];
+            if j == 0 {
+                let mut c = word.chars();
+                if let Some(f) = c.next() {
+                    out.push(f.to_ascii_uppercase());
+                    out.push_str(c.as_str());
+                }
+            } else {
+                out.push_str(word);
+            }
+            out.push_str(if j + 1 == n {
+                ". "
+            } else if rand(9) == 0 {
+                ", "
+            } else {
+                " "
+            });
+        }
+        if rand(5) == 0 {
+            out.push('\n');
+        }
+    }
+    out.into_bytes()
+}
+
 /// A small C-like source of `lines` lines, varied by `seed`; `indent`
 /// starts its `if` lines (the small-input rounds' generated code).
 pub fn c_like(lines: usize, seed: u32, indent: &str) -> Vec<u8> {
