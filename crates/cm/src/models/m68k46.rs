@@ -2,10 +2,14 @@
 //! installed after revision 34's 68000 family ([`M68k34Contexts`] and the
 //! indirect and match contexts) for a block detected as a Macintosh
 //! resource fork. Like revision 42's x86 family ([`X86v42Contexts`]) it
-//! adds no hashed context: it turns three *expected bytes* into per-bit
-//! mixer inputs ([`ExpectedBits`]), which learn across byte values, and
-//! refines the model's final probability with three APMs keyed by the
-//! partial byte's state against those bytes. It follows the fork with its
+//! turns three *expected bytes* into per-bit mixer inputs
+//! ([`ExpectedBits`]), which learn across byte values, and refines the
+//! model's final probability with three APMs keyed by the partial byte's
+//! state against those bytes; it adds two hashed contexts scoped to the
+//! current function (since its last `LINK`): the word's place with the
+//! opcode, and with the function alone (an opcode word) or the opcode's
+//! effective-address field (an extension word: the same local variable's
+//! offset used by other instructions). It follows the fork with its
 //! own copy of revision 5's resource and instruction decoder
 //! ([`M68k5Contexts`]: 16-bit big-endian words, opcode and extension
 //! words).
