@@ -245,6 +245,8 @@ impl CmConfig {
             + if self.since(12) { crate::models::m68k12::MEMORY } else { 0 }
             // Revision 34, 68000 code (4.45.3): the branch and call targets.
             + if self.since(34) { crate::models::m68k34::MEMORY } else { 0 }
+            // Revision 46, 68000 code (4.57.3): the expected-byte inputs.
+            + if self.since(46) { crate::models::m68k46::MEMORY } else { 0 }
             // Revision 7 float arrays (4.18.6, models/float7.rs): the
             // candidates' expected-bit table (1.5 MiB) and the two
             // vocabularies' tables (0.5 MiB each) and records.

@@ -26,6 +26,9 @@ use crate::models::detect::DataKind;
 /// The first-layer rate's floor, in quarter units (12 of revision 38's
 /// units; revision 38: 6).
 const X86_RATE_FLOOR: i32 = 48;
+/// Revision 46: the first-layer rate's floor for a resource fork (68000
+/// code), in quarter units (revision 38's 6).
+const M68K_RATE_FLOOR: i32 = 24;
 /// The first-layer rate's extra part at the start of a stream, in quarter
 /// units (10 of revision 38's, unchanged).
 const X86_RATE_EXTRA: i32 = 40;
@@ -44,7 +47,10 @@ impl Cm {
     /// Revision 40: notes whether the detected `kind` gets x86 rates
     /// (before its families are installed).
     pub(super) fn kindmix40_detected(&mut self, kind: &DataKind) {
-        self.x86_40 = self.config.since(40) && matches!(kind, DataKind::X86);
+        // Revision 46 (doc/FORMAT.md 4.57.3): a resource fork (68000 code)
+        // too, with a lower first-layer floor.
+        self.m68k_46 = self.config.since(46) && matches!(kind, DataKind::ResourceFork);
+        self.x86_40 = self.config.since(40) && matches!(kind, DataKind::X86) || self.m68k_46;
     }
 
     /// Revision 40: whether the mixing being installed (`configured`
@@ -71,7 +77,13 @@ impl Cm {
     /// 40).
     #[inline]
     pub(super) fn kindmix40_rate(&self, n: i32) -> Option<i32> {
-        self.x86_40
-            .then(|| X86_RATE_FLOOR + X86_RATE_EXTRA * 16384 / (16384 + n))
+        self.x86_40.then(|| {
+            let floor = if self.m68k_46 {
+                M68K_RATE_FLOOR
+            } else {
+                X86_RATE_FLOOR
+            };
+            floor + X86_RATE_EXTRA * 16384 / (16384 + n)
+        })
     }
 }

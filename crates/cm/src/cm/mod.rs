@@ -184,6 +184,10 @@ pub struct Cm {
     /// Revision 40 (doc/FORMAT.md 4.51.4): whether a detected x86 block's
     /// mixing learns at revision 40's rates (`kindmix40.rs`).
     x86_40: bool,
+    /// Revision 46 (doc/FORMAT.md 4.57.3): the block being installed is a
+    /// resource fork (68000 code), mixed at revision 40's x86 rates with
+    /// the first-layer floor `kindmix40::M68K_RATE_FLOOR`.
+    m68k_46: bool,
     /// Revision 12 (doc/FORMAT.md 4.23.3): second inputs of the hashed
     /// contexts, after the per-bit families' inputs.
     ctx12: Option<ctxinputs::CtxInputs>,
@@ -278,6 +282,7 @@ impl Cm {
             kind_sse: None,
             kind_runs: false,
             x86_40: false,
+            m68k_46: false,
             ctx12: None,
             sel28: mix28::Sel28::default(),
             text_selector: None,

@@ -48,6 +48,7 @@ use crate::models::m68k5::M68k5Contexts;
 use crate::models::m68k7::M68k7Contexts;
 use crate::models::m68k12::M68k12Contexts;
 use crate::models::m68k34::M68k34Contexts;
+use crate::models::m68k46::M68k46Contexts;
 use crate::models::matchctx::MatchContexts;
 use crate::models::order::OrderContexts;
 use crate::models::pixel::PixelContexts;
@@ -219,6 +220,10 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             let mut f = generic_with(code, config);
             f.push(Box::new(IndirectContexts::new()));
             f.push(Box::new(MatchContexts));
+            // Revision 46 (doc/FORMAT.md 4.57.3): expected-byte inputs.
+            if config.since(46) {
+                f.push(Box::new(M68k46Contexts::new()));
+            }
             f
         }
         // Revision 5 (doc/FORMAT.md 4.16.3): 68000 instruction contexts.

@@ -57,6 +57,7 @@ pub(crate) mod line40;
 pub(crate) mod m68k;
 pub(crate) mod m68k12;
 pub(crate) mod m68k34;
+pub(crate) mod m68k46;
 pub(crate) mod m68k5;
 pub(crate) mod m68k7;
 pub(crate) mod matchctx;

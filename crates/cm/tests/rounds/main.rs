@@ -18,6 +18,7 @@ mod ctx_rev12;
 mod elf38_rev38;
 mod exe40_rev40;
 mod exe42_rev42;
+mod exe46_rev46;
 mod float18_rev18;
 mod float24_rev24;
 mod float26_rev26;
