@@ -194,6 +194,8 @@ impl CmConfig {
             + if self.since(32) && self.word { crate::models::text32::memory(self) } else { 0 }
             // Revision 44 (doc/FORMAT.md 4.55.2): the word-follower family's tables.
             + if self.since(44) && self.word { crate::models::wiki44::memory(self) } else { 0 }
+            // Revision 46 (doc/FORMAT.md 4.57.2): the short-match family's tables.
+            + if self.since(46) && self.word { crate::models::small46::memory(self) } else { 0 }
             // Revision 16, 24/32-bit images (4.27.2): the blend's error ring, input tables, bias table and APM (models/image16.rs).
             + if self.since(16) { crate::models::image16::MEMORY } else { 0 }
             // Revision 18, 24/32-bit images (4.29.2): the OLS systems, residual ring, APM and second selector's weight sets (models/image18.rs).

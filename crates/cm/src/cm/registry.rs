@@ -56,6 +56,7 @@ use crate::models::pixel2::Pixel2Contexts;
 use crate::models::pixel4::Pixel4Contexts;
 use crate::models::record::RecordContexts;
 use crate::models::small44::Small44Contexts;
+use crate::models::small46::Small46Contexts;
 use crate::models::sparse::SparseContexts;
 use crate::models::text::TextContexts;
 use crate::models::text16::Text16Contexts;
@@ -133,6 +134,10 @@ pub(crate) fn families(config: &CmConfig) -> Vec<Box<dyn ContextModel>> {
     if config.word && config.since(44) {
         f.push(Box::new(Small44Contexts::new()));
         f.push(Box::new(Wiki44Contexts::new(config)));
+    }
+    // Revision 46 (doc/FORMAT.md 4.57.2): short matches as expected bytes.
+    if config.word && config.since(46) {
+        f.push(Box::new(Small46Contexts::new(config)));
     }
     f
 }

@@ -68,6 +68,7 @@ pub(crate) mod pixel2;
 pub(crate) mod pixel4;
 pub(crate) mod record;
 pub(crate) mod small44;
+pub(crate) mod small46;
 pub(crate) mod sparse;
 pub(crate) mod text;
 pub(crate) mod text16;

@@ -59,6 +59,7 @@ mod skip_rev9;
 mod small34_rev34;
 mod small40_rev40;
 mod small44_rev44;
+mod small46_rev46;
 mod small_rev22;
 mod small_rev7;
 mod text16_rev16;
