@@ -304,9 +304,11 @@ pub(crate) fn kind_families(kind: DataKind, config: &CmConfig) -> Vec<Box<dyn Co
             if config.since(26) && Float7Contexts::applies(&f) {
                 v.push(Box::new(Float26Contexts::new(f)));
             }
-            // Revision 44 (doc/FORMAT.md 4.55.4): OLS on the values.
-            if config.since(44) {
-                v.push(Box::new(Float44Contexts::new(f)));
+            // Revision 44 (doc/FORMAT.md 4.55.4): OLS on the values; revision
+            // 46 (4.57.4): not where it would be idle or misread, and it
+            // finds its own phase.
+            if config.since(44) && (!config.since(46) || Float44Contexts::applies46(&f)) {
+                v.push(Box::new(Float44Contexts::with_phase(f, config.since(46))));
             }
             if config.record {
                 v.push(Box::new(RecordContexts));

@@ -111,6 +111,52 @@ pub(crate) fn implied_byte(
     ((v >> shift) & 0xFF) as u32
 }
 
+/// The element cursor of revisions 18 and 44's float families
+/// (doc/FORMAT.md 4.29.3, 4.55.4): the element a byte belongs to, set up
+/// once per element, the one before it learned when it is complete.
+pub(crate) trait Elements {
+    /// The array's layout.
+    fn info(&self) -> FloatInfo;
+    /// Elements per row or record (as last measured).
+    fn lag(&self) -> usize;
+    /// Block position of the current element's first byte
+    /// (`usize::MAX` before the first).
+    fn current(&self) -> usize;
+    /// Learns the current element, which starts at `here` (all coded).
+    fn learn(&mut self, data: &[u8], here: usize);
+    /// Sets up the element at `here` (elements before `first` read as 0).
+    fn enter(&mut self, data: &[u8], here: usize, first: usize);
+}
+
+/// For the byte at `pos` of the block starting at `start`: `None` when the
+/// family is idle there (before the first element, or short records of
+/// 4-byte numbers: lag 3 to 16, revisions 7 and 10's; lag 2 is the
+/// measurement's floor), else the element's first byte and the byte's
+/// index in it. When the byte starts a new element, the current one is
+/// learned if it is the one just before, then the new one is set up.
+pub(crate) fn locate<E: Elements>(
+    fam: &mut E,
+    data: &[u8],
+    pos: usize,
+    start: usize,
+) -> Option<(usize, usize)> {
+    let FloatInfo { width, offset, .. } = fam.info();
+    let first = start + offset % width;
+    if pos < first || (width == 4 && (3..=16).contains(&fam.lag())) {
+        return None;
+    }
+    let k = (pos - first) % width;
+    let here = pos - k;
+    let cur = fam.current();
+    if cur != here {
+        if k == 0 && cur.checked_add(width) == Some(here) {
+            fam.learn(data, cur);
+        }
+        fam.enter(data, here, first);
+    }
+    Some((here, k))
+}
+
 /// The element's value as an ordered integer.
 #[inline]
 fn ordered(v: u64, width: usize) -> i128 {
@@ -336,6 +382,28 @@ impl Float18Contexts {
     }
 }
 
+impl Elements for Float18Contexts {
+    fn info(&self) -> FloatInfo {
+        self.info
+    }
+
+    fn lag(&self) -> usize {
+        self.lag
+    }
+
+    fn current(&self) -> usize {
+        self.cur.here
+    }
+
+    fn learn(&mut self, data: &[u8], here: usize) {
+        Float18Contexts::learn(self, data, here);
+    }
+
+    fn enter(&mut self, data: &[u8], here: usize, first: usize) {
+        self.cur = self.elem(data, here, first);
+    }
+}
+
 impl ContextModel for Float18Contexts {
     fn contexts(&self) -> usize {
         CONTEXTS
@@ -389,28 +457,15 @@ impl Float18Contexts {
     /// expected bytes and contexts.
     fn prepare(&mut self, data: &[u8], pos: usize, start: usize) {
         let FloatInfo {
-            width,
-            big_endian,
-            offset,
-            ..
+            width, big_endian, ..
         } = self.info;
-        let first = start + offset % width;
-        // Short records of 4-byte numbers are revisions 7 and 10's (lag 2
-        // is the measurement's floor: no record found).
-        self.idle = pos < first || (width == 4 && (3..=16).contains(&self.lag));
-        if self.idle {
+        let located = locate(self, data, pos, start);
+        self.idle = located.is_none();
+        let Some((here, k)) = located else {
             self.hash = [0; CONTEXTS];
             self.bits.begin([0; PREDICTIONS], 0);
             return;
-        }
-        let k = (pos - first) % width;
-        let here = pos - k;
-        if self.cur.here != here {
-            if k == 0 && self.cur.here.checked_add(width) == Some(here) {
-                self.learn(data, self.cur.here);
-            }
-            self.cur = self.elem(data, here, first);
-        }
+        };
         let e = self.cur;
         let (rank, shift, known) = known_part(data, here, k, width, big_endian);
         let implied = |p: u64| implied_byte(p, known, rank, shift, width, big_endian);

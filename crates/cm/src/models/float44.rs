@@ -17,10 +17,17 @@
 //! 18's family). They are expected-bit inputs by byte significance and
 //! error size; four hashed contexts hold the implied bytes with the
 //! errors of W and N. All arithmetic is integer.
+//!
+//! Revision 46 (doc/FORMAT.md 4.57.4): the family is not registered where
+//! it would only cost (big-endian 4-byte numbers, short records of 4-byte
+//! numbers at offset 0: [`Float44Contexts::applies46`]), and it re-finds
+//! the elements' phase whenever it re-measures the row length (the
+//! detector, which sees the block's first 16 KiB, can take numbers whose
+//! low byte is 0 for numbers one byte later).
 
 use super::expected::ExpectedBits;
-use super::float::{DETECT_LEN, FloatInfo, RELAG, read};
-use super::float18::{implied_byte, known_part};
+use super::float::{DETECT_LEN, FloatInfo, RELAG, read, shared_bits, values};
+use super::float18::{Elements, implied_byte, known_part, locate};
 use super::ols::Ols;
 use super::{ByteCtx, ContextModel, hash2};
 
@@ -220,12 +227,32 @@ pub(crate) struct Float44Contexts {
     /// position) prepared last.
     start: usize,
     ready: (usize, usize),
+    /// Revision 46: re-find the phase at each re-measurement.
+    rephase: bool,
 }
 
 impl Float44Contexts {
-    /// The family for an array laid out as `info`.
-    pub fn new(info: FloatInfo) -> Self {
+    /// Revision 46 (doc/FORMAT.md 4.57.4): whether the family is
+    /// registered for an array laid out as `info`. Not for big-endian
+    /// 4-byte numbers (IBM floats as `calgary.geo`: revision 10's
+    /// family's; the values read as IEEE numbers mislead) nor for short
+    /// records of 4-byte numbers that start at the block's first byte
+    /// (lag 3 to 16, offset 0: revisions 7, 10 and 26's families'; the
+    /// family would stay idle and its contexts only cost). A record
+    /// layout found at another offset is doubtful (a constant start
+    /// looks like records at any phase): there the family stays, finds
+    /// its own phase and row length ([`Self::with_phase`]) and is idle
+    /// only while it measures short records.
+    pub fn applies46(info: &FloatInfo) -> bool {
+        !(info.width == 4
+            && (info.big_endian || ((3..=16).contains(&info.lag) && info.offset == 0)))
+    }
+
+    /// Revision 46: the family re-finds the elements' phase whenever it
+    /// re-measures the row length (`rephase`).
+    pub fn with_phase(info: FloatInfo, rephase: bool) -> Self {
         Float44Contexts {
+            rephase,
             info,
             num: Numbers::new(info.width),
             lag: info.lag.max(2),
@@ -302,6 +329,41 @@ impl Float44Contexts {
         }
     }
 
+    /// Revision 46: the phase (the offset of an element's first byte from
+    /// the block start, modulo the width) of the
+    /// elements over the [`DETECT_LEN`] bytes before `end`: of the phases
+    /// where at most an eighth of the elements are tiny nonzero numbers
+    /// (exponent field 0 or 1: the bytes of two numbers read as one, the
+    /// top byte a low byte of zeros), the one whose neighbours share the
+    /// most leading bits; the current one when none qualifies.
+    fn phase(&self, data: &[u8], end: usize) -> usize {
+        let FloatInfo {
+            width, big_endian, ..
+        } = self.info;
+        let base = end - DETECT_LEN;
+        let mut best = (0u64, self.info.offset);
+        for o in 0..width {
+            // Elements start where (position - block start) % width == o.
+            let first = base + (self.start % width + o + width - base % width) % width;
+            let vals = values(&data[base..end], base, first, width, big_endian);
+            let tiny = vals
+                .iter()
+                .filter(|&&v| v << (65 - self.num.bits) != 0 && self.num.exp(v) <= 1)
+                .count();
+            if tiny * 8 > vals.len() {
+                continue;
+            }
+            let sum: u64 = vals
+                .windows(2)
+                .map(|w| u64::from(shared_bits(w[1], w[0], width)))
+                .sum();
+            if sum > best.0 {
+                best = (sum, o);
+            }
+        }
+        best.1
+    }
+
     /// Learns the element at `here` (all coded).
     fn learn(&mut self, data: &[u8], here: usize) {
         let FloatInfo {
@@ -325,26 +387,15 @@ impl Float44Contexts {
     /// The byte at `pos` of the block starting at `start`.
     fn prepare(&mut self, data: &[u8], pos: usize, start: usize) {
         let FloatInfo {
-            width,
-            big_endian,
-            offset,
-            ..
+            width, big_endian, ..
         } = self.info;
-        let first = start + offset % width;
-        self.idle = pos < first || (width == 4 && (3..=16).contains(&self.lag));
-        if self.idle {
+        let located = locate(self, data, pos, start);
+        self.idle = located.is_none();
+        let Some((here, k)) = located else {
             self.hash = [0; CONTEXTS];
             self.bits.begin([0; PREDICTIONS], 0);
             return;
-        }
-        let k = (pos - first) % width;
-        let here = pos - k;
-        if self.cur.here != here {
-            if k == 0 && self.cur.here.checked_add(width) == Some(here) {
-                self.learn(data, self.cur.here);
-            }
-            self.cur = self.elem(data, here, first);
-        }
+        };
         let e = self.cur;
         let (rank, shift, known) = known_part(data, here, k, width, big_endian);
         let implied = |p: u64| implied_byte(p, known, rank, shift, width, big_endian);
@@ -359,6 +410,28 @@ impl Float44Contexts {
             hash2(hash2(x[0] | x[2] << 8, x[3]), tag | 0x44_3000),
         ]
         .map(|h| hash2(h, 0xF144));
+    }
+}
+
+impl Elements for Float44Contexts {
+    fn info(&self) -> FloatInfo {
+        self.info
+    }
+
+    fn lag(&self) -> usize {
+        self.lag
+    }
+
+    fn current(&self) -> usize {
+        self.cur.here
+    }
+
+    fn learn(&mut self, data: &[u8], here: usize) {
+        Float44Contexts::learn(self, data, here);
+    }
+
+    fn enter(&mut self, data: &[u8], here: usize, first: usize) {
+        self.cur = self.elem(data, here, first);
     }
 }
 
@@ -404,6 +477,9 @@ impl ContextModel for Float44Contexts {
         let end = pos + 1;
         if (end.is_multiple_of(RELAG) || !self.measured) && end >= DETECT_LEN {
             self.measured = true;
+            if self.rephase {
+                self.info.offset = self.phase(data, end);
+            }
             self.lag = self.info.lag_before(data, end);
         }
         self.ready = (self.start, pos + 1);

@@ -23,6 +23,7 @@ mod float18_rev18;
 mod float24_rev24;
 mod float26_rev26;
 mod float44_rev44;
+mod float46_rev46;
 mod float_rev7;
 mod image16_rev16;
 mod image18_rev18;
