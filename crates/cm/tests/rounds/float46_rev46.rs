@@ -9,6 +9,7 @@
 
 use crate::common;
 use common::{config, mixed_text, noise, round_trip, round_trip_each};
+use sep_cm::CmConfig;
 
 /// A smooth field over `cols` x `rows` (a terrain), with noise from `seed`.
 fn field(cols: usize, rows: usize, seed: u64) -> Vec<f64> {
@@ -95,6 +96,16 @@ fn revision_46_codes_a_misphased_grid_smaller_and_records_no_larger() {
     let (r44, r46) = (size(&rec, 44), size(&rec, 46));
     eprintln!("records: revision 46 {r46} bytes, revision 44 {r44}");
     assert!(r46 <= r44, "records: revision 46 {r46}, 44 {r44}");
+    // Text as at 44 (without word contexts, where revision 46's
+    // short-match family of 4.57.2 is not installed either).
     let text = mixed_text();
-    assert_eq!(size(&text, 46), size(&text, 44), "text");
+    let lean = |revision| CmConfig {
+        word: false,
+        ..config(revision)
+    };
+    assert_eq!(
+        round_trip(&text, &lean(46)),
+        round_trip(&text, &lean(44)),
+        "text"
+    );
 }

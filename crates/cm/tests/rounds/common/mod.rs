@@ -589,12 +589,19 @@ pub fn idiom_fork(functions: u32, seed: u32) -> Vec<u8> {
     resource_fork_of(&data)
 }
 
+/// The corpus file `name` (`../shared/corpus/files/` beside the
+/// repository, as the project's machines have it), if it is there.
+pub fn corpus_file(name: &str) -> Option<Vec<u8>> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/files/");
+    std::fs::read(format!("{dir}{name}")).ok()
+}
+
 /// Rows `y0..y0 + h` of the corpus' calgary.pic (a 1728 x 2376 bi-level
 /// fax, rows of 216 bytes), if the corpus is present; else a generated page
 /// of text: lines of 8 x 12 glyphs drawn from 24 random ones.
 pub fn pic_page(y0: usize, h: usize) -> Vec<u8> {
     const WIDTH: usize = 216;
-    if let Ok(data) = std::fs::read("/work/shared/corpus/files/calgary.pic")
+    if let Some(data) = corpus_file("calgary.pic")
         && data.len() == WIDTH * 2376
     {
         return data[y0 * WIDTH..(y0 + h) * WIDTH].to_vec();
@@ -618,7 +625,7 @@ pub fn pic_page(y0: usize, h: usize) -> Vec<u8> {
 /// A `w` x `h` crop at (`x0`, `y0`) of the corpus' kodim23 (768 x 512 RGB
 /// PPM) as a PPM, if the corpus is present.
 pub fn kodim23_crop(x0: usize, y0: usize, w: usize, h: usize) -> Option<Vec<u8>> {
-    let data = std::fs::read("/work/shared/corpus/files/image.kodim23.ppm").ok()?;
+    let data = corpus_file("image.kodim23.ppm")?;
     let header = b"P6\n768 512\n255\n";
     if !data.starts_with(header) || data.len() != header.len() + 768 * 512 * 3 {
         return None;
