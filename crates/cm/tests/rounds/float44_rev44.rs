@@ -6,49 +6,10 @@
 //! and that revision 44 codes a grid of f32 smaller than revision 42.
 
 use crate::common;
-use common::{config, mixed_text, noise, round_trip, round_trip_each};
-
-/// A smooth field over `cols` x `rows` (a terrain), with noise from `seed`.
-fn field(cols: usize, rows: usize, seed: u64) -> Vec<f64> {
-    let n = noise(cols * rows, seed);
-    let mut out = Vec::with_capacity(cols * rows);
-    for y in 0..rows {
-        for x in 0..cols {
-            let (fx, fy) = (x as f64 * 0.05, y as f64 * 0.07);
-            let h = 900.0 * (fx.sin() * fy.cos())
-                + 300.0 * (0.3 * fx + 0.2 * fy).sin()
-                + 40.0 * (0.9 * fx - 0.4 * fy).cos()
-                + f64::from(n[y * cols + x]) * 0.05;
-            out.push(h);
-        }
-    }
-    out
-}
-
-/// The field as little-endian f32 rounded to sixteenths (it crosses zero
-/// and many exponents, as topography does).
-fn grid_f32(cols: usize, rows: usize, seed: u64) -> Vec<u8> {
-    field(cols, rows, seed)
-        .iter()
-        .flat_map(|&h| (((h * 16.0).round() / 16.0) as f32).to_le_bytes())
-        .collect()
-}
-
-/// The field as big-endian f32.
-fn grid_f32_be(cols: usize, rows: usize) -> Vec<u8> {
-    field(cols, rows, 5)
-        .iter()
-        .flat_map(|&h| (h as f32).to_be_bytes())
-        .collect()
-}
-
-/// The field as little-endian f64 rounded to tenths.
-fn grid_f64(cols: usize, rows: usize) -> Vec<u8> {
-    field(cols, rows, 6)
-        .iter()
-        .flat_map(|&h| ((h * 10.0).round() / 10.0).to_le_bytes())
-        .collect()
-}
+use common::{
+    config, mixed_text, noise, round_trip, round_trip_each, terrain_f32, terrain_f32_be,
+    terrain_f64,
+};
 
 /// Records of four f32 (short records: the family stays idle).
 fn records(n: usize) -> Vec<u8> {
@@ -63,25 +24,25 @@ fn records(n: usize) -> Vec<u8> {
 
 #[test]
 fn revisions_42_and_44_round_trip_float_grids() {
-    let mut lying = grid_f32(100, 60, 2);
+    let mut lying = terrain_f32(100, 60, 2);
     lying.extend(mixed_text());
     lying.extend(noise(4000, 9));
     let inputs: Vec<Vec<u8>> = vec![
         Vec::new(),
         b"x".to_vec(),
-        grid_f32(120, 100, 1),
-        grid_f32_be(90, 80),
-        grid_f64(70, 60),
+        terrain_f32(120, 100, 1),
+        terrain_f32_be(90, 80),
+        terrain_f64(70, 60),
         records(1500),
         lying,
-        grid_f32(10, 10, 3),
+        terrain_f32(10, 10, 3),
     ];
     round_trip_each(&[42, 44], &inputs, true);
 }
 
 #[test]
 fn revision_44_codes_a_float_grid_smaller() {
-    let data = grid_f32(160, 110, 4);
+    let data = terrain_f32(160, 110, 4);
     let size = |revision| round_trip(&data, &config(revision)).len();
     let (r42, r44) = (size(42), size(44));
     eprintln!("revision 44 {r44} bytes, revision 42 {r42}");

@@ -8,50 +8,11 @@
 //! 44, short records no larger, and text as revision 44.
 
 use crate::common;
-use common::{config, mixed_text, noise, round_trip, round_trip_each};
+use common::{
+    config, mixed_text, noise, round_trip, round_trip_each, terrain_f32, terrain_f32_be,
+    terrain_f64,
+};
 use sep_cm::CmConfig;
-
-/// A smooth field over `cols` x `rows` (a terrain), with noise from `seed`.
-fn field(cols: usize, rows: usize, seed: u64) -> Vec<f64> {
-    let n = noise(cols * rows, seed);
-    let mut out = Vec::with_capacity(cols * rows);
-    for y in 0..rows {
-        for x in 0..cols {
-            let (fx, fy) = (x as f64 * 0.05, y as f64 * 0.07);
-            let h = 900.0 * (fx.sin() * fy.cos())
-                + 300.0 * (0.3 * fx + 0.2 * fy).sin()
-                + 40.0 * (0.9 * fx - 0.4 * fy).cos()
-                + f64::from(n[y * cols + x]) * 0.05;
-            out.push(h);
-        }
-    }
-    out
-}
-
-/// The field as little-endian f32 rounded to sixteenths (the low byte of
-/// every number is 0, as in etopo20).
-fn grid_f32(cols: usize, rows: usize, seed: u64) -> Vec<u8> {
-    field(cols, rows, seed)
-        .iter()
-        .flat_map(|&h| (((h * 16.0).round() / 16.0) as f32).to_le_bytes())
-        .collect()
-}
-
-/// The field as big-endian f32.
-fn grid_f32_be(cols: usize, rows: usize) -> Vec<u8> {
-    field(cols, rows, 5)
-        .iter()
-        .flat_map(|&h| (h as f32).to_be_bytes())
-        .collect()
-}
-
-/// The field as little-endian f64 rounded to tenths.
-fn grid_f64(cols: usize, rows: usize) -> Vec<u8> {
-    field(cols, rows, 6)
-        .iter()
-        .flat_map(|&h| ((h * 10.0).round() / 10.0).to_le_bytes())
-        .collect()
-}
 
 /// Records of four f32 (short records at offset 0).
 fn records(n: usize) -> Vec<u8> {
@@ -66,18 +27,18 @@ fn records(n: usize) -> Vec<u8> {
 
 #[test]
 fn revisions_44_and_46_round_trip_float_arrays() {
-    let mut lying = grid_f32(100, 60, 2);
+    let mut lying = terrain_f32(100, 60, 2);
     lying.extend(mixed_text());
     lying.extend(noise(4000, 9));
     let inputs: Vec<Vec<u8>> = vec![
         Vec::new(),
         b"x".to_vec(),
-        grid_f32(80, 60, 1),
-        grid_f32_be(60, 50),
-        grid_f64(50, 40),
+        terrain_f32(80, 60, 1),
+        terrain_f32_be(60, 50),
+        terrain_f64(50, 40),
         records(1500),
         lying,
-        grid_f32(10, 10, 3),
+        terrain_f32(10, 10, 3),
     ];
     round_trip_each(&[44, 46], &inputs, true);
 }
@@ -85,7 +46,7 @@ fn revisions_44_and_46_round_trip_float_arrays() {
 #[test]
 fn revision_46_codes_a_misphased_grid_smaller_and_records_no_larger() {
     let size = |data: &[u8], revision| round_trip(data, &config(revision)).len();
-    let grid = grid_f32(160, 110, 4);
+    let grid = terrain_f32(160, 110, 4);
     let (g44, g46) = (size(&grid, 44), size(&grid, 46));
     eprintln!("grid: revision 46 {g46} bytes, revision 44 {g44}");
     // 22,506 bytes against 23,029 at the tests' small tables (-2.27%):

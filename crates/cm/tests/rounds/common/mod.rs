@@ -589,6 +589,49 @@ pub fn idiom_fork(functions: u32, seed: u32) -> Vec<u8> {
     resource_fork_of(&data)
 }
 
+/// A smooth field over `cols` x `rows` (a terrain crossing zero), with
+/// noise from `seed` (the float rounds of revisions 44 and 46).
+pub fn terrain(cols: usize, rows: usize, seed: u64) -> Vec<f64> {
+    let n = noise(cols * rows, seed);
+    let mut out = Vec::with_capacity(cols * rows);
+    for y in 0..rows {
+        for x in 0..cols {
+            let (fx, fy) = (x as f64 * 0.05, y as f64 * 0.07);
+            let h = 900.0 * (fx.sin() * fy.cos())
+                + 300.0 * (0.3 * fx + 0.2 * fy).sin()
+                + 40.0 * (0.9 * fx - 0.4 * fy).cos()
+                + f64::from(n[y * cols + x]) * 0.05;
+            out.push(h);
+        }
+    }
+    out
+}
+
+/// [`terrain`] as little-endian f32 rounded to sixteenths (the low byte of
+/// every number is 0, as in etopo20).
+pub fn terrain_f32(cols: usize, rows: usize, seed: u64) -> Vec<u8> {
+    terrain(cols, rows, seed)
+        .iter()
+        .flat_map(|&h| (((h * 16.0).round() / 16.0) as f32).to_le_bytes())
+        .collect()
+}
+
+/// [`terrain`] as big-endian f32.
+pub fn terrain_f32_be(cols: usize, rows: usize) -> Vec<u8> {
+    terrain(cols, rows, 5)
+        .iter()
+        .flat_map(|&h| (h as f32).to_be_bytes())
+        .collect()
+}
+
+/// [`terrain`] as little-endian f64 rounded to tenths.
+pub fn terrain_f64(cols: usize, rows: usize) -> Vec<u8> {
+    terrain(cols, rows, 6)
+        .iter()
+        .flat_map(|&h| ((h * 10.0).round() / 10.0).to_le_bytes())
+        .collect()
+}
+
 /// The corpus file `name` (`../shared/corpus/files/` beside the
 /// repository, as the project's machines have it), if it is there.
 pub fn corpus_file(name: &str) -> Option<Vec<u8>> {
