@@ -528,7 +528,8 @@ fn repair_compact_header_check(archive: &mut [u8]) {
 }
 
 /// Target `transforms` (issue 17): the decoders of segmented blocks on any
-/// bytes. Byte 0 picks what is fed: 1 jpeg, 2 deflate, 3 x86 (the inverse
+/// bytes. Byte 0 picks what is fed: 1 jpeg, 2 deflate, 3 x86, 4 png,
+/// 6 png-pixels, 7 colour (the inverse
 /// transform, with bytes 1..3 the expected length, bytes 3..5 the length of
 /// the inner bytes, then the inner bytes and the reconstruction data), else
 /// the segment-table parser (bytes 1..3 `raw_len`, the rest a payload). No

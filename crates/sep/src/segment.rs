@@ -67,7 +67,7 @@ fn dense_bytes(segments: &[Segment], jpeg_modelled: bool) -> u64 {
             Kind::Deflate | Kind::Png | Kind::PngPixels => {
                 u64::from(s.inner_len) * 4 >= u64::from(s.raw_len) * 5
             }
-            Kind::None | Kind::X86 => false,
+            Kind::None | Kind::X86 | Kind::Colour => false,
         })
         .map(|s| u64::from(s.raw_len))
         .sum()
@@ -90,6 +90,13 @@ pub fn pixels_transform(config: &ModelConfig) -> bool {
     matches!(config, ModelConfig::Mix(m) if m.cm.revision >= 5)
 }
 
+/// Whether the encoder tries transform 7 (`colour`) with `config`: only
+/// context mixing of CM revision 46 or later (doc/FORMAT.md 4.57.1), so that
+/// the archives of every earlier model and revision code as they did.
+pub fn colour_transform(config: &ModelConfig) -> bool {
+    matches!(config, ModelConfig::Mix(m) if m.cm.revision >= 46)
+}
+
 /// A segmented block's payload, and what the encoder needs to decide whether
 /// to code the block untransformed as well (`crate::encoder`, `code_block`).
 pub(crate) struct Segmented {
@@ -102,6 +109,11 @@ pub(crate) struct Segmented {
     /// sections and at least one x86 segment was made
     /// ([`sep_transform::detect::header_names_code`]).
     pub header_code: bool,
+    /// Whether a colour segment (transform 7) covers at least 7/8 of the
+    /// block: a 24/32-bit image known by its header, on which the colour
+    /// differences were the smaller on every image measured (doc/FORMAT.md
+    /// 4.57.1), so the encoder does not code the block untransformed too.
+    pub image: bool,
 }
 
 /// The segmented block for `raw`, or `None` when no transform applies or
@@ -123,6 +135,9 @@ pub(crate) fn encode(
     if !pixels_transform(config) {
         found.retain(|c| c.kind != Kind::PngPixels);
     }
+    if !colour_transform(config) {
+        found.retain(|c| c.kind != Kind::Colour);
+    }
     stats.time_detect(t);
     if found.is_empty() {
         return None;
@@ -137,6 +152,9 @@ pub(crate) fn encode(
     let dense = dense_bytes(&segments, models_jpeg(config, raw));
     let header_code = segments.iter().any(|s| s.kind == Kind::X86)
         && sep_transform::detect::header_names_code(raw);
+    let image = segments
+        .iter()
+        .any(|s| s.kind == Kind::Colour && u64::from(s.raw_len) * 8 >= raw.len() as u64 * 7);
     let t = Instant::now();
     let streams = if inner.is_empty() {
         Vec::new()
@@ -166,6 +184,7 @@ pub(crate) fn encode(
         payload: p,
         dense,
         header_code,
+        image,
     })
 }
 
@@ -205,7 +224,7 @@ fn read_table(payload: &[u8], raw_len: u32, max_streams: u32) -> Result<Table> {
         let kind = Kind::from_id(id).ok_or(bad(
             "transform",
             id.into(),
-            "unknown transform id (known: 0 none, 1 jpeg, 2 deflate, 3 x86, 4 png, 6 png-pixels)",
+            "unknown transform id (known: 0 none, 1 jpeg, 2 deflate, 3 x86, 4 png, 6 png-pixels, 7 colour)",
         ))?;
         let seg_raw = read_varint(payload, &mut at, "segment raw_len")?;
         let seg_inner = read_varint(payload, &mut at, "segment inner_len")?;
@@ -223,6 +242,7 @@ fn read_table(payload: &[u8], raw_len: u32, max_streams: u32) -> Result<Table> {
         }
         let ok = match kind {
             Kind::None | Kind::X86 => seg_inner == seg_raw && seg_extra == 0,
+            Kind::Colour => seg_inner == seg_raw && seg_extra > 0,
             Kind::Jpeg => seg_inner == 0 && seg_extra > 0,
             Kind::Deflate | Kind::Png | Kind::PngPixels => seg_extra > 0,
         };
@@ -336,7 +356,7 @@ pub(crate) fn block_work(
         let (raw, inner) = (u64::from(s.raw_len), u64::from(s.inner_len));
         let inverse = match s.kind {
             Kind::None => raw,
-            Kind::X86 => raw.saturating_mul(4),
+            Kind::X86 | Kind::Colour => raw.saturating_mul(4),
             // PNG: the deflate stream's, then CRCs and Adler-32.
             Kind::Deflate | Kind::Png | Kind::PngPixels => inner
                 .saturating_mul(DEFLATE_INVERSE_BYTE_WORK)

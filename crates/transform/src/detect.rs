@@ -1,6 +1,7 @@
 //! The detector: finds JPEG images, deflate streams (zlib, gzip, ZIP members,
 //! hence PDF and single-IDAT PNG streams), whole PNG files, runs of PNG IDAT chunks and x86 code (ELF and PE code
-//! sections, or E8/E9 statistics) in a block. It only proposes; every
+//! sections, or E8/E9 statistics) and 24/32-bit PNM, BMP or TGA images
+//! that start a block. It only proposes; every
 //! candidate is verified by [`analyse`](crate::analyse).
 
 use crate::Kind;
@@ -28,6 +29,9 @@ pub fn detect(data: &[u8]) -> Vec<Candidate> {
     let mut out = Vec::new();
     x86_headers(data, &mut out);
     let has_exe_header = !out.is_empty();
+    // An uncompressed 24/32-bit image at the block's start (transform 7;
+    // the caller drops it below CM revision 46).
+    out.extend(crate::colour::detect(data));
     let n = data.len();
     let mut i = 0usize;
     while i + 4 <= n {

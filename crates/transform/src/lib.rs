@@ -4,7 +4,9 @@
 //! segment gets a transform ([`Kind`]): none, JPEG (re-coded by `lepton_jpeg`),
 //! deflate (inflated, with `preflate-rs` reconstruction data), x86 (E8/E9
 //! call and jump targets made absolute), PNG IDAT runs (inflated) or whole
-//! PNG files (their unfiltered pixels behind a PNM or TGA header). [`analyse`] runs the forward
+//! PNG files (their unfiltered pixels behind a PNM or TGA header) or the
+//! pixels of a 24/32-bit PNM, BMP or TGA image (as colour differences).
+//! [`analyse`] runs the forward
 //! transforms and, for each, the inverse, keeping a transform only when the
 //! inverse gives back the exact bytes; [`restore`] is the decoder's side.
 //!
@@ -14,6 +16,7 @@
 
 #![forbid(unsafe_code)]
 
+mod colour;
 mod deflate;
 pub mod detect;
 mod jpeg;
@@ -51,6 +54,12 @@ pub enum Kind {
     /// only for models with image families that take those headers (CM
     /// revision 5 and later; the caller decides).
     PngPixels = 6,
+    /// 7: a 24- or 32-bit PNM (P6, maxval 255), BMP or TGA image that
+    /// starts the block: its header stays, each pixel's colour bytes become
+    /// `(G, R-G, B-G)` mod 256 (alpha stays); the reconstruction data is
+    /// the pixel layout (doc/FORMAT.md section 8.7). Tried only for CM
+    /// revision 46 and later (the caller decides).
+    Colour = 7,
 }
 
 impl Kind {
@@ -63,6 +72,7 @@ impl Kind {
             3 => Some(Kind::X86),
             4 => Some(Kind::Png),
             6 => Some(Kind::PngPixels),
+            7 => Some(Kind::Colour),
             _ => None,
         }
     }
@@ -76,6 +86,7 @@ impl Kind {
             Kind::X86 => "x86",
             Kind::Png => "png",
             Kind::PngPixels => "png-pixels",
+            Kind::Colour => "colour",
         }
     }
 }
@@ -151,7 +162,7 @@ pub fn analyse_memory_bound(len: usize) -> u64 {
 pub fn inverse_memory_bound(kind: Kind, raw_len: usize, inner_len: usize, extra: &[u8]) -> u64 {
     let (raw, inner) = (raw_len as u64, inner_len as u64);
     match kind {
-        Kind::None | Kind::X86 => raw,
+        Kind::None | Kind::X86 | Kind::Colour => raw,
         Kind::Deflate => 2 * inner + 4 * raw + (512 << 10),
         // Preflate's re-creation, then the stream and the chunks.
         Kind::Png => 2 * inner + 6 * raw + (512 << 10),
@@ -259,6 +270,10 @@ fn forward_verified(
             let (inner, extra) = png_pixels::encode(bytes, room).ok()?;
             (bytes.len(), inner, extra)
         }
+        Kind::Colour => {
+            let (inner, extra) = colour::encode(bytes).ok()?;
+            (bytes.len(), inner, extra)
+        }
     };
     if inner.len() > room || len == 0 || len > bytes.len() || len > u32::MAX as usize {
         return None;
@@ -277,6 +292,7 @@ pub fn inverse(kind: Kind, inner: &[u8], extra: &[u8], raw_len: usize) -> Result
         Kind::X86 => x86::inverse(inner),
         Kind::Png => png::decode(inner, extra, raw_len)?,
         Kind::PngPixels => png_pixels::decode(inner, extra, raw_len)?,
+        Kind::Colour => colour::decode(inner, extra)?,
     };
     if out.len() != raw_len {
         return Err(format!(
@@ -309,4 +325,5 @@ pub fn restore(segments: &[Segment], inner: &[u8], out: &mut Vec<u8>) -> Result<
     Ok(())
 }
 
+pub use colour::{Layout as ColourLayout, forward as colour_forward, inverse as colour_inverse};
 pub use x86::{forward as x86_forward, inverse as x86_inverse};
