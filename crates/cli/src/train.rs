@@ -46,7 +46,7 @@ struct TrainArgs {
     match_bits: Option<u8>,
 
     /// The CM revision the prior's model codes with: 0 to 46 but 3 (default:
-    /// the preset's, 3 for fast, 9 for default and 44 for max; revision 3
+    /// the preset's, 3 for fast, 9 for default and 46 for max; revision 3
     /// is fast's own model and comes with `-p fast` only). The built-in
     /// priors pin revision 2 (crates/sep/priors).
     #[arg(long, value_name = "N", value_parser = ["0", "1", "2", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17", "18", "19", "20", "21", "22", "23", "24", "25", "26", "27", "28", "29", "30", "31", "32", "33", "34", "35", "36", "37", "38", "39", "40", "41", "42", "43", "44", "45", "46"])]

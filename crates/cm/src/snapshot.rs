@@ -552,7 +552,7 @@ mod tests {
         // (revision 16 leaves them out: its restored model codes otherwise,
         // which its priors keep).
         for revision in [
-            0, 1, 2, 4, 8, 9, 14, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40, 42, 44,
+            0, 1, 2, 4, 8, 9, 14, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40, 42, 44, 46,
         ] {
             let c = config(revision);
             let history = sample(1, 20_000);

@@ -160,18 +160,20 @@ impl MixConfig {
             // revision 36 plus the eighteenth round's; revision 40 (section
             // 4.51): revision 38 plus the nineteenth round's; revision 42
             // (section 4.53): revision 40 plus the twentieth round's; revision
-            // 44 (section 4.55): revision 42 plus the twenty-first round's.
+            // 44 (section 4.55): revision 42 plus the twenty-first round's;
+            // revision 46 (section 4.57): revision 44 plus the twenty-second
+            // round's.
             Preset::Max => Some(MixConfig {
                 cm: CmConfig {
                     match_bits: 24,
-                    revision: 44,
+                    revision: 46,
                     ..full_cm(29)
                 },
                 neural: None,
                 serial: None,
             }),
             // `max` plus the serial LSTM: the two measure the network's
-            // worth. `max`'s CM revision (6, then 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40, 42, now 44) has room for the network's
+            // worth. `max`'s CM revision (6, then 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40, 42, 44, now 46) has room for the network's
             // inputs in its 64-input mixer (doc/FORMAT.md 4.16); archives
             // of the earlier `ultra` (revision 2 with the network) decode
             // as before.
@@ -318,7 +320,7 @@ mod tests {
         let r9 = MixConfig::preset(Preset::Default).expect("mix preset");
         assert_eq!(r9.cm.revision, 9);
         let max = MixConfig::preset(Preset::Max).expect("mix preset");
-        assert_eq!(max.cm.revision, 44);
+        assert_eq!(max.cm.revision, 46);
         let p = params::write_mix(&r9);
         assert_eq!(p[1], 9);
         assert_eq!(params::read_mix(&p, 1, 0), Ok(r9.clone()));

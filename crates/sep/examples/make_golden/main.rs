@@ -226,8 +226,10 @@ fn models() -> Vec<(&'static str, Model)> {
         ("max-r40", preset_r(Preset::Max, 40)),
         // CM revision 42 (4.53): `max` before revision 44.
         ("max-r42", preset_r(Preset::Max, 42)),
-        // CM revision 44 (4.55): today's `max`.
+        // CM revision 44 (4.55): `max` before revision 46.
         ("max-r44", preset_r(Preset::Max, 44)),
+        // CM revision 46 (4.57): today's `max`.
+        ("max-r46", preset_r(Preset::Max, 46)),
         // Issue 19: `max` plus the serial LSTM (doc/FORMAT.md section 4.13),
         // pinned at CM revision 2 (the revision `max` had then), and at
         // revision 6, and at revision 8 (today's `ultra`).
@@ -270,6 +272,8 @@ fn models() -> Vec<(&'static str, Model)> {
         ("ultra-r42-k4", ultra_kind4(42)),
         // `ultra` from stop 45 (CM revision 44).
         ("ultra-r44-k4", ultra_kind4(44)),
+        // `ultra` from stop 46 (CM revision 46).
+        ("ultra-r46-k4", ultra_kind4(46)),
         // Issue 18: CM revision 3, the lean `fast` model (doc/FORMAT.md
         // section 4.14).
         ("fast-r3", fast_r3()),
@@ -464,6 +468,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r40",
             "max-r42",
             "max-r44",
+            "max-r46",
         ];
         if ["mix2", "default-r1", "default-r2"].contains(&name) || detecting.contains(&name) {
             for input in [
@@ -511,6 +516,7 @@ fn golden_list() -> Vec<Golden> {
             "max-r40",
             "max-r42",
             "max-r44",
+            "max-r46",
         ]
         .contains(&name)
         {
@@ -618,6 +624,13 @@ fn golden_list() -> Vec<Golden> {
         archive: "ultra-r44-k4.grammar-streamed.sep".into(),
         input: "grammar.lsp",
         model: ultra_kind4(44),
+        block_size: None,
+        streamed: true,
+    });
+    list.push(Golden {
+        archive: "ultra-r46-k4.grammar-streamed.sep".into(),
+        input: "grammar.lsp",
+        model: ultra_kind4(46),
         block_size: None,
         streamed: true,
     });
