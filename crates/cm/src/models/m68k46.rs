@@ -35,49 +35,18 @@
 //! [`X86v42Contexts`]: super::x86_42::X86v42Contexts
 //! [`M68k34Contexts`]: super::m68k34::M68k34Contexts
 
-use super::expected::ExpectedBits;
 use super::m68k5::M68k5Contexts;
 use super::x86_30::{NEXT_BITS, NextInstruction};
+use super::x86_42::ExpectedHead;
 use super::{ByteCtx, ContextModel, hash2};
-use crate::apm::Apm;
 
 /// Hashed contexts the family adds (mixer inputs besides its 3 per-bit
 /// ones).
 const CONTEXTS: usize = 2;
-/// Entries of the last-byte table (u16 each).
-const TABLE_BITS: u32 = 18;
-/// Situations of the inputs: 8 roles (7: outside the code) times 64
-/// details times 32 flag sets.
-const SITUATIONS: usize = 8 * 64 * 32;
-/// Rows of each final APM: 512 (role, detail) pairs times 8 bit positions
-/// times 4 states of the partial byte against its expected byte.
-const APM_ROWS: usize = 512 * 8 * 4;
-/// The final APMs' adaptation shift.
-const APM_RATE: u32 = 6;
-
 /// Bytes of memory the family adds, over a bound: its decoder's table,
 /// the last-byte table, the instruction-start table, the inputs'
 /// probabilities, the final APMs and its own state.
-pub(crate) const MEMORY: u64 = (2 << 16)
-    + (2 << TABLE_BITS)
-    + (4 << NEXT_BITS)
-    + 4 * (SITUATIONS as u64 * 8 * 3 * 4)
-    + 3 * 66 * APM_ROWS as u64
-    + 1024;
-
-/// The state of partial byte `c0` (bits so far with a leading 1, before
-/// bit `i`) against expected byte `e` (0x100 | byte, 0: none): 0 none, 1
-/// the bits so far differ from it, 2 or 3 they agree and its bit `i` is 0
-/// or 1.
-fn expected_state(e: u32, c0: u32, i: u32) -> usize {
-    if e == 0 {
-        0
-    } else if (e & 0xFF) >> (i + 1) != c0 ^ (1 << (7 - i)) {
-        1
-    } else {
-        2 + ((e >> i) & 1) as usize
-    }
-}
+pub(crate) const MEMORY: u64 = (2 << 16) + ExpectedHead::MEMORY + (4 << NEXT_BITS) + 1024;
 
 /// The revision-46 68000 family.
 #[derive(Debug, Clone)]
@@ -92,16 +61,8 @@ pub(crate) struct M68k46Contexts {
     /// The instruction that followed the last occurrence of the previous
     /// instruction.
     next: NextInstruction,
-    /// The last byte (0x100 | byte) per hashed key.
-    last: Vec<u16>,
-    /// This byte's fine and coarse table slots (`usize::MAX`: none).
-    slots: [usize; 2],
-    inputs: ExpectedBits<3>,
-    /// The final APMs (by the fine, match and coarse expected bytes), this
-    /// byte's rows of them and the expected bytes.
-    apms: [Apm; 3],
-    apm_ctx: [usize; 3],
-    apm_expected: [u32; 3],
+    /// The fine, coarse and match bytes' inputs and final APMs.
+    head: ExpectedHead,
     /// Block position of the last `LINK` opcode word's low byte (the
     /// current function's start; 0: none).
     func: u32,
@@ -116,12 +77,7 @@ impl M68k46Contexts {
             index: 0,
             prev: 0,
             next: NextInstruction::new(),
-            last: vec![0; 1 << TABLE_BITS],
-            slots: [usize::MAX; 2],
-            inputs: ExpectedBits::with_limit(SITUATIONS, 1023),
-            apms: std::array::from_fn(|_| Apm::new(APM_ROWS, APM_RATE)),
-            apm_ctx: [0; 3],
-            apm_expected: [0; 3],
+            head: ExpectedHead::new(),
             func: 0,
         }
     }
@@ -214,55 +170,23 @@ impl ContextModel for M68k46Contexts {
                 (pos as u32 & 1) << 4 | (c4 & 0xFF) >> 4,
             )
         };
-        let shift = 32 - TABLE_BITS;
-        self.slots = [(fine >> shift) as usize, (coarse >> shift) as usize];
-        let ef = u32::from(self.last[self.slots[0]]);
-        let ec = u32::from(self.last[self.slots[1]]);
-        let flags = u32::from(ef != 0)
-            | u32::from(ec != 0) << 1
-            | u32::from(em != 0) << 2
-            | u32::from(ef != 0 && ef == em) << 3
-            | u32::from(ef != 0 && ef == ec) << 4;
-        self.inputs
-            .begin([ef, ec, em], (((role * 64 + sub) * 32) | flags) as usize);
-        let situation = (role * 64 + sub) as usize;
-        self.apm_ctx = [situation, (role * 32 + flags) as usize, situation];
-        self.apm_expected = [ef, em, ec];
+        self.head.begin(fine, coarse, em, role, sub);
     }
 
     fn predict_bit(&mut self, c0: u32, i: u32, out: &mut [i32]) {
-        self.inputs.predict(c0, i, out);
+        self.head.predict_bit(c0, i, out);
     }
 
     fn update_bit(&mut self, bit: u32) {
-        self.inputs.update(bit);
-        for a in &mut self.apms {
-            a.update(bit);
-        }
+        self.head.update_bit(bit);
     }
 
     fn refine_final(&mut self, p: u32, c0: u32) -> u32 {
-        let d = crate::stretch(p.clamp(1, 65535));
-        let i = 7 - (31 - c0.leading_zeros());
-        let mut sum = 2 * p + 2;
-        for ((a, &c), &e) in self
-            .apms
-            .iter_mut()
-            .zip(&self.apm_ctx)
-            .zip(&self.apm_expected)
-        {
-            sum += a.refine_stretched(d, (c * 8 + i as usize) * 4 + expected_state(e, c0, i));
-        }
-        (sum / 5).clamp(1, 65535)
+        self.head.refine_final(p, c0)
     }
 
     fn observe(&mut self, data: &[u8], pos: usize, byte: u8) {
-        for &s in &self.slots {
-            if s != usize::MAX {
-                self.last[s] = 0x100 | u16::from(byte);
-            }
-        }
-        self.slots = [usize::MAX; 2];
+        self.head.learn(byte);
         let code = self.code(pos);
         if code {
             self.next.observe(data, pos, self.index.min(15), byte);

@@ -64,11 +64,7 @@ const APM_RATE: u32 = 6;
 /// Bytes of memory the family adds, over a bound: the last-byte table, the
 /// instruction-start table, the inputs' probabilities, the final APMs and
 /// its own state.
-pub(crate) const MEMORY: u64 = (2 << TABLE_BITS)
-    + (4 << NEXT_BITS)
-    + 4 * (SITUATIONS as u64 * 8 * 3 * 4)
-    + 3 * 66 * APM_ROWS as u64
-    + 1024;
+pub(crate) const MEMORY: u64 = ExpectedHead::MEMORY + (4 << NEXT_BITS) + 1024;
 
 /// The state of partial byte `c0` (bits so far with a leading 1, before
 /// bit `i`) against expected byte `e` (0x100 | byte, 0: none): 0 none, 1
@@ -81,6 +77,104 @@ fn expected_state(e: u32, c0: u32, i: u32) -> usize {
         1
     } else {
         2 + ((e >> i) & 1) as usize
+    }
+}
+
+/// The part of the family that revision 46's 68000 family
+/// ([`M68k46Contexts`](super::m68k46::M68k46Contexts)) shares: the fine and
+/// coarse bytes (the last byte per hashed key, a table of
+/// 2^`TABLE_BITS`), the three expected bytes' per-bit inputs in one of
+/// `SITUATIONS` situations and the three final APMs.
+#[derive(Debug, Clone)]
+pub(crate) struct ExpectedHead {
+    /// The last byte (0x100 | byte) per hashed key.
+    last: Vec<u16>,
+    /// This byte's fine and coarse table slots (`usize::MAX`: none).
+    slots: [usize; 2],
+    inputs: ExpectedBits<3>,
+    /// The final APMs (by the fine, match and coarse expected bytes), this
+    /// byte's rows of them and the expected bytes.
+    apms: [Apm; 3],
+    apm_ctx: [usize; 3],
+    apm_expected: [u32; 3],
+}
+
+impl ExpectedHead {
+    /// Bytes of memory it takes, over a bound: the last-byte table, the
+    /// inputs' probabilities and the final APMs.
+    pub(crate) const MEMORY: u64 =
+        (2 << TABLE_BITS) + 4 * (SITUATIONS as u64 * 8 * 3 * 4) + 3 * 66 * APM_ROWS as u64;
+
+    /// Empty tables.
+    pub(crate) fn new() -> Self {
+        ExpectedHead {
+            last: vec![0; 1 << TABLE_BITS],
+            slots: [usize::MAX; 2],
+            inputs: ExpectedBits::with_limit(SITUATIONS, 1023),
+            apms: std::array::from_fn(|_| Apm::new(APM_ROWS, APM_RATE)),
+            apm_ctx: [0; 3],
+            apm_expected: [0; 3],
+        }
+    }
+
+    /// Starts a byte: the fine and coarse bytes last seen under keys
+    /// `fine` and `coarse`, with match byte `em` (0x100 | byte, 0: none),
+    /// in role `role` (below 8) with detail `sub` (below 64).
+    pub(crate) fn begin(&mut self, fine: u32, coarse: u32, em: u32, role: u32, sub: u32) {
+        let shift = 32 - TABLE_BITS;
+        self.slots = [(fine >> shift) as usize, (coarse >> shift) as usize];
+        let ef = u32::from(self.last[self.slots[0]]);
+        let ec = u32::from(self.last[self.slots[1]]);
+        let flags = u32::from(ef != 0)
+            | u32::from(ec != 0) << 1
+            | u32::from(em != 0) << 2
+            | u32::from(ef != 0 && ef == em) << 3
+            | u32::from(ef != 0 && ef == ec) << 4;
+        self.inputs
+            .begin([ef, ec, em], (((role * 64 + sub) * 32) | flags) as usize);
+        let situation = (role * 64 + sub) as usize;
+        self.apm_ctx = [situation, (role * 32 + flags) as usize, situation];
+        self.apm_expected = [ef, em, ec];
+    }
+
+    /// The three inputs for bit `i` of partial byte `c0`.
+    pub(crate) fn predict_bit(&mut self, c0: u32, i: u32, out: &mut [i32]) {
+        self.inputs.predict(c0, i, out);
+    }
+
+    /// Learns the coded bit.
+    pub(crate) fn update_bit(&mut self, bit: u32) {
+        self.inputs.update(bit);
+        for a in &mut self.apms {
+            a.update(bit);
+        }
+    }
+
+    /// The final probability: `(2 p + a1 + a2 + a3 + 2) / 5`.
+    pub(crate) fn refine_final(&mut self, p: u32, c0: u32) -> u32 {
+        let d = crate::stretch(p.clamp(1, 65535));
+        let i = 7 - (31 - c0.leading_zeros());
+        let mut sum = 2 * p + 2;
+        for ((a, &c), &e) in self
+            .apms
+            .iter_mut()
+            .zip(&self.apm_ctx)
+            .zip(&self.apm_expected)
+        {
+            sum += a.refine_stretched(d, (c * 8 + i as usize) * 4 + expected_state(e, c0, i));
+        }
+        (sum / 5).clamp(1, 65535)
+    }
+
+    /// Records the coded byte under this byte's keys (if [`Self::begin`]
+    /// ran for it).
+    pub(crate) fn learn(&mut self, byte: u8) {
+        for &s in &self.slots {
+            if s != usize::MAX {
+                self.last[s] = 0x100 | u16::from(byte);
+            }
+        }
+        self.slots = [usize::MAX; 2];
     }
 }
 
@@ -98,16 +192,8 @@ pub(crate) struct X86v42Contexts {
     /// The instruction that followed the last occurrence of the previous
     /// instruction.
     next: NextInstruction,
-    /// The last byte (0x100 | byte) per hashed field context.
-    last: Vec<u16>,
-    /// This byte's fine and coarse table slots (`usize::MAX`: none).
-    slots: [usize; 2],
-    inputs: ExpectedBits<3>,
-    /// The final APMs (by the fine, match and coarse expected bytes), this
-    /// byte's contexts of them and the expected bytes.
-    apms: [Apm; 3],
-    apm_ctx: [usize; 3],
-    apm_expected: [u32; 3],
+    /// The fine, coarse and match bytes' inputs and final APMs.
+    head: ExpectedHead,
 }
 
 impl X86v42Contexts {
@@ -120,12 +206,7 @@ impl X86v42Contexts {
             ins: 0,
             prev: 0,
             next: NextInstruction::new(),
-            last: vec![0; 1 << TABLE_BITS],
-            slots: [usize::MAX; 2],
-            inputs: ExpectedBits::with_limit(SITUATIONS, 1023),
-            apms: std::array::from_fn(|_| Apm::new(APM_ROWS, APM_RATE)),
-            apm_ctx: [0; 3],
-            apm_expected: [0; 3],
+            head: ExpectedHead::new(),
         }
     }
 
@@ -225,56 +306,24 @@ impl ContextModel for X86v42Contexts {
             };
             (fine, coarse, em, role, sub)
         };
-        let shift = 32 - TABLE_BITS;
-        self.slots = [(fine >> shift) as usize, (coarse >> shift) as usize];
-        let ef = u32::from(self.last[self.slots[0]]);
-        let ec = u32::from(self.last[self.slots[1]]);
-        let flags = u32::from(ef != 0)
-            | u32::from(ec != 0) << 1
-            | u32::from(em != 0) << 2
-            | u32::from(ef != 0 && ef == em) << 3
-            | u32::from(ef != 0 && ef == ec) << 4;
-        self.inputs
-            .begin([ef, ec, em], (((role * 64 + sub) * 32) | flags) as usize);
-        let situation = (role * 64 + sub) as usize;
-        self.apm_ctx = [situation, (role * 32 + flags) as usize, situation];
-        self.apm_expected = [ef, em, ec];
+        self.head.begin(fine, coarse, em, role, sub);
     }
 
     fn predict_bit(&mut self, c0: u32, i: u32, out: &mut [i32]) {
-        self.inputs.predict(c0, i, out);
+        self.head.predict_bit(c0, i, out);
     }
 
     fn update_bit(&mut self, bit: u32) {
-        self.inputs.update(bit);
-        for a in &mut self.apms {
-            a.update(bit);
-        }
+        self.head.update_bit(bit);
     }
 
     fn refine_final(&mut self, p: u32, c0: u32) -> u32 {
-        let d = crate::stretch(p.clamp(1, 65535));
-        let i = 7 - (31 - c0.leading_zeros());
-        let mut sum = 2 * p + 2;
-        for ((a, &c), &e) in self
-            .apms
-            .iter_mut()
-            .zip(&self.apm_ctx)
-            .zip(&self.apm_expected)
-        {
-            sum += a.refine_stretched(d, (c * 8 + i as usize) * 4 + expected_state(e, c0, i));
-        }
-        (sum / 5).clamp(1, 65535)
+        self.head.refine_final(p, c0)
     }
 
     fn observe(&mut self, data: &[u8], pos: usize, byte: u8) {
         self.elf.observe(data, pos);
-        for &s in &self.slots {
-            if s != usize::MAX {
-                self.last[s] = 0x100 | u16::from(byte);
-            }
-        }
-        self.slots = [usize::MAX; 2];
+        self.head.learn(byte);
         let role = self.dec.role();
         let slot = self.dec.operand_slot();
         if (role == DISP || role == IMM)
