@@ -40,6 +40,7 @@
 //! Every context and input is declared here; everything is integer.
 
 use super::expected::ExpectedBits;
+use super::wiki44::bucket;
 use super::{ByteCtx, ContextModel, hash2};
 use crate::cm::CmConfig;
 
@@ -68,20 +69,6 @@ pub(crate) fn table_bits(config: &CmConfig) -> u32 {
 /// `u32` and the inputs' probabilities.
 pub(crate) fn memory(config: &CmConfig) -> u64 {
     INPUTS as u64 * 4 * (1u64 << table_bits(config)) + 8 * (SITUATIONS * 8 * INPUTS * 4) as u64
-}
-
-/// The agreement bucket of a candidate (`live`: it has an expected byte).
-fn bucket(live: bool, n: u32) -> u32 {
-    if !live {
-        return 0;
-    }
-    match n {
-        0 => 1,
-        1..=2 => 2,
-        3..=5 => 3,
-        6..=11 => 4,
-        _ => 5,
-    }
 }
 
 /// The revision-46 short-match family: see the module documentation.

@@ -77,7 +77,7 @@ fn word_step(h: u32, b: u8) -> u32 {
 }
 
 /// The agreement bucket of a candidate (`live`: it has an expected byte).
-fn bucket(live: bool, n: u32) -> u32 {
+pub(crate) fn bucket(live: bool, n: u32) -> u32 {
     if !live {
         return 0;
     }
