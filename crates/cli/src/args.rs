@@ -124,9 +124,9 @@ pub struct Args {
     #[arg(long)]
     pub no_pipeline: bool,
 
-    /// Code every block as it is: no search for JPEG, deflate streams or x86
-    /// code to transform (segmented blocks, doc/FORMAT.md 8; for measuring
-    /// what they buy).
+    /// Code every block as it is: no search for JPEG, deflate streams, PNG
+    /// files, x86 code or 24/32-bit images to transform (segmented blocks,
+    /// doc/FORMAT.md 8; for measuring what they buy).
     #[arg(long)]
     pub no_transforms: bool,
 
