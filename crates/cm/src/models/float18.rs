@@ -55,8 +55,9 @@ pub(crate) const MEMORY: u64 =
 
 /// Byte `k` of the `width`-byte element at `here` (its bytes before
 /// `here + k` known): its rank (0: the most significant), the shift that
-/// brings it to the low byte, and the known bytes in place. Revisions 18
+/// brings it to the low byte, and the known bytes in place. Revisions 4, 18
 /// and 44's float families (doc/FORMAT.md 4.29.3, 4.55.4).
+#[inline]
 pub(crate) fn known_part(
     data: &[u8],
     here: usize,

@@ -29,6 +29,7 @@
 
 use super::expected::ExpectedBits;
 use super::float::{DETECT_LEN, FloatInfo, RELAG, read, shared_bits};
+use super::float18::known_part;
 use super::{ByteCtx, ContextModel, hash2};
 
 /// Number of value predictions (per-bit inputs).
@@ -358,14 +359,7 @@ impl Float4Contexts {
             width, big_endian, ..
         } = self.info;
         let (k, here) = self.place(pos);
-        let rank = if big_endian { k } else { width - 1 - k };
-        let shift = 8 * (width - 1 - rank) as u32;
-        let mut known = 0u64;
-        for j in 0..k {
-            let r = if big_endian { j } else { width - 1 - j };
-            known |= u64::from(data[here + j]) << (8 * (width - 1 - r));
-        }
-        (rank, shift, known)
+        known_part(data, here, k, width, big_endian)
     }
 
     /// The byte that the predicted pattern `v` implies for the byte at

@@ -127,13 +127,7 @@ impl ContextModel for M68k46Contexts {
     fn begin_byte(&mut self, ctx: &ByteCtx<'_>) {
         let pos = ctx.pos;
         let c4 = ctx.c4();
-        let known = |p: usize| -> u32 {
-            if p < pos && ctx.vis.known(p) {
-                0x100 | u32::from(ctx.data[p])
-            } else {
-                0
-            }
-        };
+        let known = |p: usize| ExpectedHead::known(ctx, p);
         let (fine, coarse, em, role, sub) = if self.code(pos) {
             let d = &self.dec;
             let slot = d.slot();

@@ -117,6 +117,16 @@ impl ExpectedHead {
         }
     }
 
+    /// The byte at `p` as an expected byte (0x100 | byte) if it lies
+    /// before the current byte and is known (0: none).
+    pub(crate) fn known(ctx: &ByteCtx<'_>, p: usize) -> u32 {
+        if p < ctx.pos && ctx.vis.known(p) {
+            0x100 | u32::from(ctx.data[p])
+        } else {
+            0
+        }
+    }
+
     /// Starts a byte: the fine and coarse bytes last seen under keys
     /// `fine` and `coarse`, with match byte `em` (0x100 | byte, 0: none),
     /// in role `role` (below 8) with detail `sub` (below 64).
@@ -276,13 +286,7 @@ impl ContextModel for X86v42Contexts {
     fn begin_byte(&mut self, ctx: &ByteCtx<'_>) {
         let pos = ctx.pos;
         let c4 = ctx.c4();
-        let known = |p: usize| -> u32 {
-            if p < pos && ctx.vis.known(p) {
-                0x100 | u32::from(ctx.data[p])
-            } else {
-                0
-            }
-        };
+        let known = |p: usize| ExpectedHead::known(ctx, p);
         let (fine, coarse, em, role, sub) = if self.elf.is_data(pos) {
             // Data: the last byte after the same three and two bytes, and
             // the byte four back (4-byte tables).
