@@ -10,33 +10,14 @@
 
 use crate::common;
 use common::{
-    Rng, coded_bytes, config, elf_file, idiom_fork, real_code, round_trip, round_trip_each,
+    coded_bytes, config, elf_file, fork_inputs, idiom_fork, real_code, round_trip, round_trip_each,
 };
 use sep_cm::CmConfig;
 
 #[test]
 fn revisions_44_and_46_round_trip_68000_code() {
     let fork = idiom_fork(30, 5);
-    let mut lying_fork = fork.clone();
-    lying_fork[3] = 0xF0;
-    let mut long_resource = fork.clone();
-    long_resource[256] = 0x7F;
-    let mut noise = fork[..256].to_vec();
-    let mut r = Rng(13);
-    noise.extend((0..fork.len() - 256).map(|_| r.next() as u8));
-    round_trip_each(
-        &[44, 46],
-        &[
-            fork.clone(),
-            fork[..fork.len() / 2 + 1].to_vec(),
-            lying_fork,
-            long_resource,
-            noise,
-            Vec::new(),
-            vec![0x4E],
-        ],
-        false,
-    );
+    round_trip_each(&[44, 46], &fork_inputs(&fork, 13), false);
 }
 
 /// Generated Pascal-style 68000 functions (`idiom_fork`): measured 4,769

@@ -7,7 +7,9 @@
 //! revision 32 on generated branchy 68000 code.
 
 use crate::common;
-use common::{Rng, config, push_resource, resource_fork_of, round_trip, round_trip_each};
+use common::{
+    Rng, config, fork_inputs, push_resource, resource_fork_of, round_trip, round_trip_each,
+};
 
 /// A resource fork of `resources` CODE resources of 68000 functions with
 /// if/else chains whose exits all branch to the function's end (`BEQ.W`
@@ -91,27 +93,7 @@ fn branchy_fork(resources: u32, functions: u32, seed: u32) -> Vec<u8> {
 #[test]
 fn revisions_32_and_34_round_trip_68000_code() {
     let fork = branchy_fork(2, 12, 3);
-    let mut lying_fork = fork.clone();
-    lying_fork[3] = 0xF0;
-    let mut long_resource = fork.clone();
-    long_resource[256] = 0x7F;
-    // Random words behind a valid header: looks like code, is not.
-    let mut noise = fork[..256].to_vec();
-    let mut r = Rng(11);
-    noise.extend((0..fork.len() - 256).map(|_| r.next() as u8));
-    round_trip_each(
-        &[32, 34],
-        &[
-            fork.clone(),
-            fork[..fork.len() / 2 + 1].to_vec(),
-            lying_fork,
-            long_resource,
-            noise,
-            Vec::new(),
-            vec![0x4E],
-        ],
-        false,
-    );
+    round_trip_each(&[32, 34], &fork_inputs(&fork, 11), false);
 }
 
 /// Revision 34's 68000 family pays on generated branchy 68000 code: at

@@ -486,6 +486,29 @@ impl Rng {
     }
 }
 
+/// Round-trip inputs around the resource fork `fork` (at least 257
+/// bytes): the fork, its first half, one whose header lies, one whose
+/// first resource claims too much, random words behind its valid header
+/// (looks like code, is not; from `seed`), empty and one byte.
+pub fn fork_inputs(fork: &[u8], seed: u32) -> Vec<Vec<u8>> {
+    let mut lying_fork = fork.to_vec();
+    lying_fork[3] = 0xF0;
+    let mut long_resource = fork.to_vec();
+    long_resource[256] = 0x7F;
+    let mut noise = fork[..256].to_vec();
+    let mut r = Rng(seed);
+    noise.extend((0..fork.len() - 256).map(|_| r.next() as u8));
+    vec![
+        fork.to_vec(),
+        fork[..fork.len() / 2 + 1].to_vec(),
+        lying_fork,
+        long_resource,
+        noise,
+        Vec::new(),
+        vec![0x4E],
+    ]
+}
+
 /// Appends one resource to a resource fork's data as the Resource Manager
 /// lays it out: its length (4 bytes, big-endian), then its 16-bit words
 /// (big-endian).
