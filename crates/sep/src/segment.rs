@@ -105,15 +105,14 @@ pub(crate) struct Segmented {
     /// How many of the block's bytes are entropy-coded data that its
     /// transforms decoded (`dense_bytes`).
     pub dense: u64,
-    /// Whether the block starts with an x86 ELF or PE header naming its code
-    /// sections and at least one x86 segment was made
-    /// ([`sep_transform::detect::header_names_code`]).
-    pub header_code: bool,
-    /// Whether a colour segment (transform 7) covers at least 7/8 of the
-    /// block: a 24/32-bit image known by its header, on which the colour
-    /// differences were the smaller on every image measured (doc/FORMAT.md
-    /// 4.57.1), so the encoder does not code the block untransformed too.
-    pub image: bool,
+    /// Whether the block's header says its transform applies, so the
+    /// encoder does not code the block untransformed too: it starts with an
+    /// x86 ELF or PE header naming its code sections and at least one x86
+    /// segment was made ([`sep_transform::detect::header_names_code`]), or a
+    /// colour segment (transform 7) covers at least 7/8 of it (a 24/32-bit
+    /// image known by its header, on which the colour differences were the
+    /// smaller on every image measured, doc/FORMAT.md 4.57.1).
+    pub header_known: bool,
 }
 
 /// The segmented block for `raw`, or `None` when no transform applies or
@@ -155,6 +154,7 @@ pub(crate) fn encode(
     let image = segments
         .iter()
         .any(|s| s.kind == Kind::Colour && u64::from(s.raw_len) * 8 >= raw.len() as u64 * 7);
+    let header_known = header_code || image;
     let t = Instant::now();
     let streams = if inner.is_empty() {
         Vec::new()
@@ -183,8 +183,7 @@ pub(crate) fn encode(
     Some(Segmented {
         payload: p,
         dense,
-        header_code,
-        image,
+        header_known,
     })
 }
 

@@ -92,7 +92,7 @@ pub(super) fn code_block(
                 bh.encoded_len(version) + payload.len(),
                 header_bytes(&bh, version),
                 payload,
-                (seg.dense, seg.header_code || seg.image),
+                (seg.dense, seg.header_known),
             )
         });
     // Coding the block untransformed as well (to keep the smaller) doubles
@@ -110,8 +110,8 @@ pub(super) fn code_block(
     // doc/FORMAT.md 4.57.1).
     // Deterministic: it depends only on the block's bytes and the model.
     // Measured in doc/TRANSFORMS.md (section "Coding twice").
-    if let Some((seg_len, _, _, (dense, header_code))) = &segmented
-        && skip_untransformed(*seg_len, *dense, *header_code)
+    if let Some((seg_len, _, _, (dense, header_known))) = &segmented
+        && skip_untransformed(*seg_len, *dense, *header_known)
     {
         cancel.advance(raw.len() as u64);
         let (_, header, payload, _) = segmented.expect("checked above");
@@ -170,11 +170,11 @@ pub(super) fn code_block(
 
 /// Whether the encoder keeps a segmented block of `seg_len` bytes without
 /// also coding the block untransformed: its transforms decoded enough dense
-/// bytes ([`segmented_suffices`]), an ELF/PE header named the code its x86
-/// transform applied to or a colour segment covers most of the block
-/// (`header_code`).
-pub(super) fn skip_untransformed(seg_len: usize, dense: u64, header_code: bool) -> bool {
-    header_code || segmented_suffices(seg_len, dense)
+/// bytes ([`segmented_suffices`]), or the block's header says its transform
+/// applies (`header_known`: an ELF/PE header named the code its x86
+/// transform applied to, or a colour segment covers most of the block).
+pub(super) fn skip_untransformed(seg_len: usize, dense: u64, header_known: bool) -> bool {
+    header_known || segmented_suffices(seg_len, dense)
 }
 
 /// Whether a segmented block of `seg_len` bytes (header included) whose

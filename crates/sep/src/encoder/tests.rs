@@ -36,14 +36,14 @@ fn untransformed_coding_is_skipped_only_for_dense_segments() {
     let seg = crate::segment::encode(&config, 0, &small, &cancel, &Default::default())
         .expect("jpeg segment");
     assert!(!segmented_suffices(seg.payload.len() + 16, seg.dense));
-    assert!(!seg.header_code);
+    assert!(!seg.header_known);
     // x86 code holds no entropy-coded data, and without a header naming it
     // as code both codings are compared.
     let x86 = repo_file("tests/golden/inputs/x86.text16k");
     let seg = crate::segment::encode(&config, 0, &x86, &cancel, &Default::default())
         .expect("x86 segment");
     assert_eq!(seg.dense, 0);
-    assert!(!seg.header_code);
+    assert!(!seg.header_known);
     assert!(!segmented_suffices(seg.payload.len(), seg.dense));
     // The rule itself: at most 7/8 of the dense bytes.
     assert!(segmented_suffices(700, 800));
@@ -85,7 +85,7 @@ fn code_named_by_an_elf_header_is_not_coded_twice() {
     assert!(sep_transform::detect::header_names_code(&elf));
     let seg = crate::segment::encode(&config, 0, &elf, &cancel, &Default::default())
         .expect("x86 segment");
-    assert!(seg.header_code, "the header names the code section");
+    assert!(seg.header_known, "the header names the code section");
     assert_eq!(seg.dense, 0);
     // The same code behind a header whose section points past the end is
     // not named code.
